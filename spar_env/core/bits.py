@@ -1,0 +1,46 @@
+"""Bit-set helpers for batches of ``uint64`` card and action sets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_ONE = np.uint64(1)
+
+
+def popcount(bits: np.ndarray) -> np.ndarray:
+    """Number of set bits of each element, as int64."""
+    return np.bitwise_count(bits).astype(np.int64)
+
+
+def lowest_bit_index(bits: np.ndarray) -> np.ndarray:
+    """Index of the lowest set bit of each (non-zero) element, as int64."""
+    low = bits & (~bits + _ONE)
+    return np.bitwise_count(low - _ONE).astype(np.int64)
+
+
+def unpack(bits: np.ndarray, width: int) -> np.ndarray:
+    """``uint64 [...]`` bit sets as ``bool [..., width]``."""
+    shifts = np.arange(width, dtype=np.uint64)
+    return ((bits[..., None] >> shifts) & _ONE).astype(bool)
+
+
+def pack(mask: np.ndarray) -> np.ndarray:
+    """``bool [..., width]`` (width <= 64) as ``uint64 [...]`` bit sets."""
+    weights = np.left_shift(_ONE, np.arange(mask.shape[-1], dtype=np.uint64))
+    return np.bitwise_or.reduce(np.where(mask, weights, np.uint64(0)), axis=-1)
+
+
+def random_member(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random set bit of each non-empty bit set, as an int64 index.
+
+    Draws one float per element. Empty sets give an arbitrary index (64).
+    """
+    count = np.bitwise_count(bits)
+    k = (rng.random(bits.shape[0], dtype=np.float32) * count).astype(np.uint8)
+    # float32 rounding may reach `count`; clamp so that k < count whenever count > 0.
+    np.minimum(k, count - np.uint8(count > 0), out=k)
+    x = bits.copy()
+    for i in range(int(k.max(initial=0))):
+        # Clear the lowest set bit where we still have to skip bits.
+        x &= x - (k > i).astype(np.uint64)
+    return lowest_bit_index(x)

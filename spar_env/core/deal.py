@@ -1,0 +1,259 @@
+"""Shuffling and dealing: start sessions (:func:`reset`) and hands (:func:`next_hand`).
+
+The deck is shuffled by sorting random keys: each card gets 26 random bits
+with its id in the low 6 bits, and one row sort per game orders them. Decks
+where two keys tie in their random bits (about 1 in 100,000) are shuffled
+again with NumPy's own permutation, so every order stays exactly uniform.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spar_env.core import exchange
+from spar_env.core.reveal import reveal_if_due
+from spar_env.core.state import EXCHANGE, PLAY, State
+from spar_env.core.tables import NO_CARD, Tables, tables_for
+from spar_env.rules import Ruleset
+
+_ID_BITS = np.uint32(6)
+_ID_MASK = np.uint32(63)
+
+
+def shuffle_decks(tables: Tables, batch: int, rng: np.random.Generator) -> np.ndarray:
+    """``batch`` uniformly shuffled decks, ``int8 [batch, deck_size]``, top first."""
+    size = tables.deck.shape[0]
+    raw = rng.bit_generator.random_raw((batch, (size + 1) // 2)).view(np.uint32)[:, :size]
+    keys = np.sort((raw & ~_ID_MASK) | tables.deck.astype(np.uint32), axis=1)
+    tied = ((keys[:, 1:] ^ keys[:, :-1]) <= _ID_MASK).any(axis=1)
+    decks = (keys & _ID_MASK).astype(np.int8)
+    if tied.any():
+        decks[tied] = rng.permuted(np.broadcast_to(tables.deck, (int(tied.sum()), size)), axis=1)
+    return decks
+
+
+def _empty_state(tables: Tables, batch: int) -> State:
+    n, h, b = tables.num_players, tables.hand_size, batch
+    i64 = lambda fill=0: np.full(b, fill, dtype=np.int64)  # noqa: E731
+    u64n = lambda: np.zeros((b, n), dtype=np.uint64)  # noqa: E731
+    return State(
+        tables=tables,
+        current_player=i64(-1),
+        legal=np.zeros(b, dtype=np.uint64),
+        rewards=np.zeros((b, n), dtype=np.float32),
+        terminated=np.zeros(b, dtype=bool),
+        phase=i64(PLAY),
+        dealer=i64(),
+        active=i64(tables.all_active),
+        deck=np.zeros((b, tables.deck.shape[0]), dtype=np.int8),
+        stock_top=i64(),
+        hands=u64n(),
+        dealt=u64n(),
+        played_up=u64n(),
+        played_down=u64n(),
+        down_count=np.zeros((b, n), dtype=np.int64),
+        exchanged=np.zeros((b, n), dtype=bool),
+        discarded=u64n(),
+        exchange_turn=i64(),
+        revealed=i64(NO_CARD),
+        trick=i64(),
+        pos=i64(),
+        leader=i64(),
+        led_suit=i64(-1),
+        best_seat=i64(-1),
+        best_strength=i64(-1),
+        trick_cards=np.full((b, n), NO_CARD, dtype=np.int8),
+        trick_down=np.zeros((b, n), dtype=bool),
+        trick_winner=np.full((b, h), -1, dtype=np.int8),
+        trick_card=np.full((b, h), NO_CARD, dtype=np.int8),
+        winner=i64(-1),
+        points=i64(),
+        scores=np.zeros((b, n), dtype=np.int64),
+        stones=np.zeros((b, n), dtype=np.int64),
+        pool=i64(),
+        hands_played=i64(),
+        session_over=np.zeros(b, dtype=bool),
+        session_winner=i64(-1),
+    )
+
+
+def reset(
+    rules: Ruleset,
+    batch: int,
+    rng: np.random.Generator,
+    *,
+    decks: np.ndarray | None = None,
+    dealers: np.ndarray | None = None,
+) -> State:
+    """A new batch of sessions, each at the start of its first hand.
+
+    Args:
+        rules: the ruleset every game follows.
+        batch: number of games.
+        rng: the only source of randomness (dealers, then decks).
+        decks: optional ``[batch, deck_size]`` deck orders (top first) to deal
+            instead of shuffling; used to replay records.
+        dealers: optional first dealers; by default ``rules.first_dealer`` or
+            drawn from ``rng``.
+    """
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1; got {batch}")
+    tables = tables_for(rules)
+    state = _empty_state(tables, batch)
+    start_sessions(state, slice(None), rng, decks=decks, dealers=dealers)
+    return state
+
+
+def start_sessions(
+    state: State,
+    games: slice | np.ndarray,
+    rng: np.random.Generator,
+    *,
+    decks: np.ndarray | None = None,
+    dealers: np.ndarray | None = None,
+) -> None:
+    """Start a new session (scores cleared) in ``games``, in place: the per-game auto-reset."""
+    t = state.tables
+    count = len(state.dealer[games])
+    if dealers is None:
+        fixed = t.rules.first_dealer
+        dealers = (
+            np.full(count, fixed, dtype=np.int64)
+            if fixed is not None
+            else rng.integers(0, t.num_players, count)
+        )
+    state.scores[games] = 0
+    state.stones[games] = 0
+    state.pool[games] = t.rules.end_value if t.rules.end_kind == "stones" else 0
+    state.hands_played[games] = 0
+    state.session_over[games] = False
+    state.session_winner[games] = -1
+    if decks is None:
+        decks = shuffle_decks(t, count, rng)
+    deal(state, games, np.asarray(decks, dtype=np.int8), np.asarray(dealers), t.all_active)
+
+
+def next_hand(state: State, games: slice | np.ndarray, rng: np.random.Generator) -> None:
+    """Deal the next hand of the session in ``games`` (in place): the winner deals.
+
+    In a ``stones`` session whose pool is empty, only the seats tied for most
+    stones are dealt in (the tie-break hands).
+    """
+    t = state.tables
+    idx = np.arange(state.batch_size)[games]
+    if state.session_over[idx].any():
+        raise ValueError("next_hand: some of these games' sessions are over; start new sessions")
+    if (state.winner[idx] < 0).any():
+        raise ValueError("next_hand: some of these games' hands are still running")
+    active = np.full(idx.shape[0], t.all_active, dtype=np.int64)
+    if t.rules.end_kind == "stones":
+        tied = state.stones[idx] == state.stones[idx].max(axis=1, keepdims=True)
+        weights = np.left_shift(1, np.arange(t.num_players))
+        tie_active = (tied * weights).sum(axis=1)
+        active = np.where(state.pool[idx] == 0, tie_active, active)
+    deal(state, idx, shuffle_decks(t, idx.shape[0], rng), state.winner[idx].copy(), active)
+
+
+def deal(
+    state: State,
+    games: slice | np.ndarray,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    active: int | np.ndarray,
+) -> None:
+    """Deal ``decks`` to the ``active`` seats of ``games`` and set up trick 1 (in place)."""
+    t = state.tables
+    n, h = t.num_players, t.hand_size
+    count = decks.shape[0]
+    if decks.shape != (count, t.deck.shape[0]):
+        raise ValueError(f"decks must have shape [games, {t.deck.shape[0]}]; got {decks.shape}")
+    if ((dealers < 0) | (dealers >= n)).any():
+        raise ValueError(f"dealers must be seats 0..{n - 1}")
+    active = np.broadcast_to(np.asarray(active, dtype=np.int64), (count,))
+    hands = np.zeros((count, n), dtype=np.uint64)
+    seats_in = t.num_active[active]
+    stock_top = seats_in * h
+    for m in np.unique(seats_in):
+        sel = slice(None) if m == seats_in[0] and (seats_in == m).all() else seats_in == m
+        cards = decks[sel][:, t.deal_positions[int(m)]]  # [g, m, H]
+        bits = np.bitwise_or.reduce(t.card_bit[cards], axis=2)
+        seats = t.after[active[sel], dealers[sel], :m]
+        rows = np.arange(count)[sel][:, None]
+        hands[rows, seats] = bits
+
+    state.deck[games] = decks
+    state.dealer[games] = dealers
+    state.active[games] = active
+    state.stock_top[games] = stock_top
+    state.hands[games] = hands
+    state.dealt[games] = hands
+    for name in ("played_up", "played_down", "discarded"):
+        getattr(state, name)[games] = 0
+    state.down_count[games] = 0
+    state.exchanged[games] = False
+    state.exchange_turn[games] = 0
+    state.revealed[games] = NO_CARD
+    state.trick[games] = 0
+    state.pos[games] = 0
+    leaders = t.after[active, dealers, 0]
+    state.leader[games] = leaders
+    state.led_suit[games] = -1
+    state.best_seat[games] = -1
+    state.best_strength[games] = -1
+    state.trick_cards[games] = NO_CARD
+    state.trick_down[games] = False
+    state.trick_winner[games] = -1
+    state.trick_card[games] = NO_CARD
+    state.winner[games] = -1
+    state.points[games] = 0
+    state.terminated[games] = False
+    state.rewards[games] = 0
+    state.current_player[games] = leaders
+    if t.rules.weak_hand_exchange:
+        state.phase[games] = EXCHANGE
+        exchange.advance(state, np.arange(state.batch_size)[games])
+    else:
+        state.phase[games] = PLAY
+        state.legal[games] = hands[np.arange(count), leaders]
+        reveal_if_due(state, games)
+
+
+def deck_for_hands(
+    tables: Tables,
+    hands: list[list[int]],
+    dealer: int,
+    stock: list[int] | None = None,
+) -> np.ndarray:
+    """The deck order (top first) that deals ``hands`` (by seat) when ``dealer`` deals.
+
+    The inverse of dealing, used to replay records and script hands. ``stock``
+    gives the undealt cards top first; by default they follow in id order.
+
+    Raises:
+        ValueError: if a card is unknown or repeated, or a count is wrong.
+    """
+    n, h = tables.num_players, tables.hand_size
+    if len(hands) != n:
+        raise ValueError(f"expected {n} hands, one per seat; got {len(hands)}")
+    order = tables.after[tables.all_active, dealer, :n]
+    positions = tables.deal_positions[n]
+    size = tables.deck.shape[0]
+    deck = np.full(size, NO_CARD, dtype=np.int64)
+    for k, seat in enumerate(order):
+        if len(hands[seat]) != h:
+            raise ValueError(f"seat {seat} was dealt {len(hands[seat])} cards; expected {h}")
+        deck[positions[k]] = hands[seat]
+    dealt = [c for hand in hands for c in hand]
+    rest = sorted(set(tables.deck.tolist()) - set(dealt)) if stock is None else list(stock)
+    deck[n * h :] = rest if len(rest) == size - n * h else -2
+    in_deck = set(tables.deck.tolist())
+    seen: set[int] = set()
+    for c in deck.tolist():
+        if c == -2:
+            raise ValueError(f"the stock must hold {size - n * h} cards; got {len(rest)}")
+        if c not in in_deck:
+            raise ValueError(f"card id {c} is not in the {tables.rules.variant} deck")
+        if c in seen:
+            raise ValueError(f"card {tables.rules.card_name(c)} is dealt twice")
+        seen.add(c)
+    return deck.astype(np.int8)

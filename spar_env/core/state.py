@@ -1,0 +1,90 @@
+"""The batch state: every field is an array with a leading batch axis ``[B, ...]``.
+
+Public fields (the same in every game, as in Pgx): ``current_player``,
+``legal``, ``rewards``, ``terminated``. Bit sets are ``uint64`` with bit ``c``
+for card id ``c`` (and, in the exchange phase, bits ``KEEP``/``EXCHANGE`` for
+those actions). Seats are absolute (0..N-1); the observation layer makes them
+relative to the observer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from spar_env.core.tables import Tables
+
+# Phases of a hand.
+EXCHANGE = 0  # weak-hand exchange decisions before trick 1
+PLAY = 1  # tricks in progress
+OVER = 2  # the hand is over (rewards paid)
+
+
+@dataclass(eq=False)
+class State:
+    tables: Tables
+    # --- public ---
+    current_player: np.ndarray  # int64 [B] seat to act; -1 when the hand is over
+    legal: np.ndarray  # uint64 [B] legal actions of current_player as a bit set
+    rewards: np.ndarray  # float32 [B, N] payoffs paid by the last step
+    terminated: np.ndarray  # bool [B] the hand is over
+    # --- the hand (private: hidden information lives here) ---
+    phase: np.ndarray  # int64 [B] EXCHANGE | PLAY | OVER
+    dealer: np.ndarray  # int64 [B] seat that dealt this hand
+    active: np.ndarray  # int64 [B] bit set of seats in this hand
+    deck: np.ndarray  # int8 [B, deck_size] the shuffled deck, top first; the stock is deck[stock_top:]
+    stock_top: np.ndarray  # int64 [B] deck position of the stock's top card
+    hands: np.ndarray  # uint64 [B, N] cards held
+    dealt: np.ndarray  # uint64 [B, N] hands as dealt (before any exchange)
+    played_up: np.ndarray  # uint64 [B, N] cards each seat played face up
+    played_down: np.ndarray  # uint64 [B, N] cards each seat played face down (secret)
+    down_count: np.ndarray  # int64 [B, N] face-down plays by seat (public)
+    exchanged: np.ndarray  # bool [B, N] seat exchanged its hand (public)
+    discarded: np.ndarray  # uint64 [B, N] hand given up in the exchange (secret)
+    exchange_turn: np.ndarray  # int64 [B] k: the k-th seat after the dealer decides next
+    revealed: np.ndarray  # int64 [B] stock-bottom card turned face up, -1 if none
+    trick: np.ndarray  # int64 [B] 0-based trick number
+    pos: np.ndarray  # int64 [B] cards played to the trick in progress
+    leader: np.ndarray  # int64 [B] seat that led the trick in progress
+    led_suit: np.ndarray  # int64 [B] suit index led, -1 before the lead
+    best_seat: np.ndarray  # int64 [B] seat winning the trick so far
+    best_strength: np.ndarray  # int64 [B] its card's strength, -1 before the lead
+    trick_cards: np.ndarray  # int8 [B, N] card each seat played to this trick, -1 none
+    trick_down: np.ndarray  # bool [B, N] that card was played face down
+    trick_winner: np.ndarray  # int8 [B, H] seat that won each trick, -1 not yet played
+    trick_card: np.ndarray  # int8 [B, H] card that won each trick
+    winner: np.ndarray  # int64 [B] seat that won the hand, -1 while it runs
+    points: np.ndarray  # int64 [B] points the winner scored, 0 while it runs
+    # --- the session ---
+    scores: np.ndarray  # int64 [B, N] session points
+    stones: np.ndarray  # int64 [B, N] stones taken (end "stones:K")
+    pool: np.ndarray  # int64 [B] stones left in the pool
+    hands_played: np.ndarray  # int64 [B] hands finished in this session
+    session_over: np.ndarray  # bool [B]
+    session_winner: np.ndarray  # int64 [B] seat that won the session, -1 none (yet)
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.current_player.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return self.tables.num_players
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the state's arrays (the shared tables excluded)."""
+        return sum(
+            getattr(self, f.name).nbytes for f in fields(self) if f.name != "tables"
+        )
+
+    def take(self, games: np.ndarray) -> State:
+        """A copy of some games, as a smaller batch (for tests and records)."""
+        kw = {f.name: getattr(self, f.name)[games].copy() for f in fields(self) if f.name != "tables"}
+        return State(tables=self.tables, **kw)
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as ``bool [B, num_actions]``."""
+        shifts = np.arange(self.tables.rules.num_actions, dtype=np.uint64)
+        return ((self.legal[:, None] >> shifts) & np.uint64(1)).astype(bool)
