@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 _ONE = np.uint64(1)
+_32 = np.uint64(32)
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
@@ -33,14 +34,14 @@ def pack(mask: np.ndarray) -> np.ndarray:
 def random_member(bits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random set bit of each non-empty bit set, as an int64 index.
 
-    Draws one float per element. Empty sets give an arbitrary index (64).
+    Draws one 64-bit word per element and picks the k-th set bit with
+    ``k = (32 random bits * count) >> 32`` (bias below 2**-26). Empty sets
+    give an arbitrary index.
     """
     count = np.bitwise_count(bits)
-    k = (rng.random(bits.shape[0], dtype=np.float32) * count).astype(np.uint8)
-    # float32 rounding may reach `count`; clamp so that k < count whenever count > 0.
-    np.minimum(k, count - np.uint8(count > 0), out=k)
+    k = ((rng.bit_generator.random_raw(bits.shape[0]) >> _32) * count) >> _32
     x = bits.copy()
     for i in range(int(k.max(initial=0))):
         # Clear the lowest set bit where we still have to skip bits.
-        x &= x - (k > i).astype(np.uint64)
+        x &= x - (k > i).view(np.uint8)
     return lowest_bit_index(x)

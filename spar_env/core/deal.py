@@ -49,7 +49,7 @@ def _empty_state(tables: Tables, batch: int) -> State:
         stock_top=i64(),
         hands=u64n(),
         dealt=u64n(),
-        played_up=u64n(),
+        held=u64n(),
         played_down=u64n(),
         down_count=np.zeros((b, n), dtype=np.int64),
         exchanged=np.zeros((b, n), dtype=bool),
@@ -60,10 +60,9 @@ def _empty_state(tables: Tables, batch: int) -> State:
         pos=i64(),
         leader=i64(),
         led_suit=i64(-1),
-        best_seat=i64(-1),
-        best_strength=i64(-1),
-        trick_cards=np.full((b, n), NO_CARD, dtype=np.int8),
-        trick_down=np.zeros((b, n), dtype=bool),
+        best=i64(),
+        trick_start=u64n(),
+        trick_start_down=u64n(),
         trick_winner=np.full((b, h), -1, dtype=np.int8),
         trick_card=np.full((b, h), NO_CARD, dtype=np.int8),
         winner=i64(-1),
@@ -175,8 +174,10 @@ def deal(
     stock_top = seats_in * h
     for m in np.unique(seats_in):
         sel = slice(None) if m == seats_in[0] and (seats_in == m).all() else seats_in == m
-        cards = decks[sel][:, t.deal_positions[int(m)]]  # [g, m, H]
-        bits = np.bitwise_or.reduce(t.card_bit[cards], axis=2)
+        positions = t.deal_positions[int(m)]  # [m, H]
+        bits = t.card_bit[decks[sel][:, positions[:, 0]]]
+        for j in range(1, h):  # OR over the hand; faster than a reduce on a short axis
+            bits |= t.card_bit[decks[sel][:, positions[:, j]]]
         seats = t.after[active[sel], dealers[sel], :m]
         rows = np.arange(count)[sel][:, None]
         hands[rows, seats] = bits
@@ -187,7 +188,7 @@ def deal(
     state.stock_top[games] = stock_top
     state.hands[games] = hands
     state.dealt[games] = hands
-    for name in ("played_up", "played_down", "discarded"):
+    for name in ("played_down", "discarded"):
         getattr(state, name)[games] = 0
     state.down_count[games] = 0
     state.exchanged[games] = False
@@ -198,10 +199,8 @@ def deal(
     leaders = t.after[active, dealers, 0]
     state.leader[games] = leaders
     state.led_suit[games] = -1
-    state.best_seat[games] = -1
-    state.best_strength[games] = -1
-    state.trick_cards[games] = NO_CARD
-    state.trick_down[games] = False
+    state.best[games] = 0
+    state.trick_start_down[games] = 0
     state.trick_winner[games] = -1
     state.trick_card[games] = NO_CARD
     state.winner[games] = -1
@@ -214,6 +213,8 @@ def deal(
         exchange.advance(state, np.arange(state.batch_size)[games])
     else:
         state.phase[games] = PLAY
+        state.held[games] = hands
+        state.trick_start[games] = hands
         state.legal[games] = hands[np.arange(count), leaders]
         reveal_if_due(state, games)
 

@@ -47,6 +47,8 @@ def advance(state: State, games: np.ndarray) -> None:
         leaders = state.leader[done]
         state.current_player[done] = leaders
         state.legal[done] = state.hands[done, leaders]
+        state.held[done] = state.hands[done]
+        state.trick_start[done] = state.hands[done]
         reveal_if_due(state, done)
 
 

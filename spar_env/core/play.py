@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from spar_env.core import exchange
+from spar_env.core.bits import lowest_bit_index
 from spar_env.core.reveal import reveal_if_due
 from spar_env.core.scoring import end_hand
 from spar_env.core.state import EXCHANGE, State
-from spar_env.core.tables import NO_CARD
 
 
 def _subset(games: slice | np.ndarray, mask: np.ndarray, batch: int) -> slice | np.ndarray:
@@ -65,7 +65,9 @@ def step(state: State, actions: np.ndarray, *, check: bool = True) -> np.ndarray
 def _check_legal(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     num_actions = state.tables.rules.num_actions
     in_range = (a >= 0) & (a < num_actions)
-    ok = in_range & ((state.legal[games] >> np.where(in_range, a, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+    ok = in_range & (
+        (state.legal[games] >> np.where(in_range, a, 0).astype(np.uint64)) & np.uint64(1)
+    ).astype(bool)
     if ok.all():
         return
     bad = int(np.flatnonzero(~ok)[0])
@@ -92,67 +94,68 @@ def describe_action(rules, action: int) -> str:
 
 def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     t = state.tables
-    n, b = t.num_players, state.batch_size
     rules = t.rules
     seat = state.current_player[games]
-    flat = np.arange(b)[games] * n + seat
+    flat = state.row_base[games] + seat
     bit = t.card_bit[a]
-    hands = state.hands.reshape(-1)
-    hands[flat] ^= bit
+    state.hands.reshape(-1)[flat] ^= bit
 
     suit = t.card_suit[a]
     pos = state.pos[games]
-    led = np.where(pos == 0, suit, state.led_suit[games])
-    follows = suit == led
-    beats = follows & (t.card_strength[a] > state.best_strength[games])
-    if rules.face_down == "none":
-        state.played_up.reshape(-1)[flat] |= bit
+    lead = pos == 0
+    if lead.all():  # batches usually move in step: skip the blend
+        led = suit
+    elif not lead.any():
+        led = state.led_suit[games]
     else:
-        down = ~follows if rules.face_down == "off_suit" else ~beats
-        zero = np.uint64(0)
-        state.played_up.reshape(-1)[flat] |= np.where(down, zero, bit)
-        state.played_down.reshape(-1)[flat] |= np.where(down, bit, zero)
+        led = np.where(lead, suit, state.led_suit[games])
+    follows = suit == led
+    # One key orders the cards of a trick: off-suit cards score 0 and never win.
+    key = follows * (t.card_key[a] + seat)
+    old_best = state.best[games]
+    state.best[games] = np.maximum(old_best, key)
+    if rules.face_down != "none":
+        down = ~follows if rules.face_down == "off_suit" else key <= old_best
+        state.played_down.reshape(-1)[flat] |= bit * down
         state.down_count.reshape(-1)[flat] += down
-        state.trick_down.reshape(-1)[flat] = down
-    state.trick_cards.reshape(-1)[flat] = a
-    state.best_strength[games] = np.where(beats, t.card_strength[a], state.best_strength[games])
-    state.best_seat[games] = np.where(beats, seat, state.best_seat[games])
     state.led_suit[games] = led
-    pos = pos + 1
+    pos += 1
     state.pos[games] = pos
 
-    active = state.active[games]
     if rules.end_kind == "stones":  # tie-break hands may leave seats out
+        active = state.active[games]
         seats_in = t.num_active[active]
         next_seat = t.after[active, seat, 0]
     else:
-        seats_in = n
-        next_seat = t.after[t.all_active, seat, 0]
+        seats_in = t.num_players
+        next_seat = t.next_seat[seat]
     state.current_player[games] = next_seat
     done = pos == seats_in
     if done.any():
-        _end_trick(state, _subset(games, done, b))
+        _end_trick(state, _subset(games, done, state.batch_size))
     _set_legal(state, games)
 
 
 def _end_trick(state: State, games: slice | np.ndarray) -> None:
     t = state.tables
-    h, n, b = t.hand_size, t.num_players, state.batch_size
+    h, b = t.hand_size, state.batch_size
     rows = np.arange(b)[games]
-    winner = state.best_seat[games]
+    winner = (state.best[games] - 1) & 7
+    flat = state.row_base[games] + winner
+    won_with = state.trick_start.reshape(-1)[flat] ^ state.hands.reshape(-1)[flat]
     trick = state.trick[games]
     state.trick_winner.reshape(-1)[rows * h + trick] = winner
-    state.trick_card.reshape(-1)[rows * h + trick] = state.trick_cards.reshape(-1)[rows * n + winner]
-    trick = trick + 1
+    state.trick_card.reshape(-1)[rows * h + trick] = lowest_bit_index(won_with)
+    trick += 1
     state.trick[games] = trick
     state.pos[games] = 0
     state.leader[games] = winner
     state.current_player[games] = winner
     state.led_suit[games] = -1
-    state.best_seat[games] = -1
-    state.best_strength[games] = -1
-    state.trick_cards[games] = NO_CARD
-    state.trick_down[games] = False
+    state.best[games] = 0
+    state.trick_start[games] = state.hands[games]
+    if t.rules.face_down != "none":
+        state.trick_start_down[games] = state.played_down[games]
     reveal_if_due(state, games)
     over = trick == h
     if over.any():
@@ -160,11 +163,9 @@ def _end_trick(state: State, games: slice | np.ndarray) -> None:
 
 
 def _set_legal(state: State, games: slice | np.ndarray) -> None:
-    """Follow suit if you can, else any card; nothing once the hand is over."""
+    """Follow suit if you can, else any card. A finished hand's seats hold nothing: no actions."""
     t = state.tables
-    n, b = t.num_players, state.batch_size
     seat = np.maximum(state.current_player[games], 0)
-    hand = state.hands.reshape(-1)[np.arange(b)[games] * n + seat]
+    hand = state.hands.reshape(-1)[state.row_base[games] + seat]
     follow = hand & t.suit_bits[state.led_suit[games]]
-    legal = np.where(follow == 0, hand, follow)
-    state.legal[games] = np.where(state.terminated[games], np.uint64(0), legal)
+    state.legal[games] = follow | hand * (follow == 0)

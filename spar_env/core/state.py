@@ -10,10 +10,12 @@ relative to the observer.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
-from spar_env.core.tables import Tables
+from spar_env.core.bits import lowest_bit_index
+from spar_env.core.tables import NO_CARD, Tables
 
 # Phases of a hand.
 EXCHANGE = 0  # weak-hand exchange decisions before trick 1
@@ -33,11 +35,13 @@ class State:
     phase: np.ndarray  # int64 [B] EXCHANGE | PLAY | OVER
     dealer: np.ndarray  # int64 [B] seat that dealt this hand
     active: np.ndarray  # int64 [B] bit set of seats in this hand
-    deck: np.ndarray  # int8 [B, deck_size] the shuffled deck, top first; the stock is deck[stock_top:]
+    deck: (
+        np.ndarray
+    )  # int8 [B, deck_size] the shuffled deck, top first; the stock is deck[stock_top:]
     stock_top: np.ndarray  # int64 [B] deck position of the stock's top card
     hands: np.ndarray  # uint64 [B, N] cards held
     dealt: np.ndarray  # uint64 [B, N] hands as dealt (before any exchange)
-    played_up: np.ndarray  # uint64 [B, N] cards each seat played face up
+    held: np.ndarray  # uint64 [B, N] hands when trick 1 began (after any exchange)
     played_down: np.ndarray  # uint64 [B, N] cards each seat played face down (secret)
     down_count: np.ndarray  # int64 [B, N] face-down plays by seat (public)
     exchanged: np.ndarray  # bool [B, N] seat exchanged its hand (public)
@@ -48,10 +52,11 @@ class State:
     pos: np.ndarray  # int64 [B] cards played to the trick in progress
     leader: np.ndarray  # int64 [B] seat that led the trick in progress
     led_suit: np.ndarray  # int64 [B] suit index led, -1 before the lead
-    best_seat: np.ndarray  # int64 [B] seat winning the trick so far
-    best_strength: np.ndarray  # int64 [B] its card's strength, -1 before the lead
-    trick_cards: np.ndarray  # int8 [B, N] card each seat played to this trick, -1 none
-    trick_down: np.ndarray  # bool [B, N] that card was played face down
+    best: (
+        np.ndarray
+    )  # int64 [B] 8 * strength + seat + 1 of the card winning the trick, 0 before the lead
+    trick_start: np.ndarray  # uint64 [B, N] hands when the trick in progress began
+    trick_start_down: np.ndarray  # uint64 [B, N] played_down when the trick in progress began
     trick_winner: np.ndarray  # int8 [B, H] seat that won each trick, -1 not yet played
     trick_card: np.ndarray  # int8 [B, H] card that won each trick
     winner: np.ndarray  # int64 [B] seat that won the hand, -1 while it runs
@@ -64,6 +69,33 @@ class State:
     session_over: np.ndarray  # bool [B]
     session_winner: np.ndarray  # int64 [B] seat that won the session, -1 none (yet)
 
+    # --- views derived from the fields above (read-only) ---
+    @property
+    def played_up(self) -> np.ndarray:
+        """uint64 [B, N] cards each seat has played face up."""
+        return (self.held ^ self.hands) & ~self.played_down
+
+    @property
+    def trick_cards(self) -> np.ndarray:
+        """int8 [B, N] card each seat played to the trick in progress, -1 for none."""
+        played = self.trick_start ^ self.hands
+        return np.where(played == 0, NO_CARD, lowest_bit_index(played)).astype(np.int8)
+
+    @property
+    def trick_down(self) -> np.ndarray:
+        """bool [B, N] the seat's card in the trick in progress lies face down."""
+        return (self.played_down ^ self.trick_start_down) != 0
+
+    @property
+    def best_seat(self) -> np.ndarray:
+        """int64 [B] seat winning the trick in progress, -1 before the lead."""
+        return np.where(self.best > 0, (self.best - 1) & 7, -1)
+
+    @cached_property
+    def row_base(self) -> np.ndarray:
+        """int64 [B] ``game * N``: flat index of seat 0 of each game in a [B, N] array."""
+        return np.arange(self.batch_size, dtype=np.int64) * self.num_players
+
     @property
     def batch_size(self) -> int:
         return int(self.current_player.shape[0])
@@ -75,13 +107,13 @@ class State:
     @property
     def nbytes(self) -> int:
         """Bytes held by the state's arrays (the shared tables excluded)."""
-        return sum(
-            getattr(self, f.name).nbytes for f in fields(self) if f.name != "tables"
-        )
+        return sum(getattr(self, f.name).nbytes for f in fields(self) if f.name != "tables")
 
     def take(self, games: np.ndarray) -> State:
         """A copy of some games, as a smaller batch (for tests and records)."""
-        kw = {f.name: getattr(self, f.name)[games].copy() for f in fields(self) if f.name != "tables"}
+        kw = {
+            f.name: getattr(self, f.name)[games].copy() for f in fields(self) if f.name != "tables"
+        }
         return State(tables=self.tables, **kw)
 
     def legal_mask(self) -> np.ndarray:

@@ -29,6 +29,8 @@ class Tables:
     card_bit: np.ndarray  # uint64 [num_actions] 1 << id
     card_suit: np.ndarray  # int64 [num_cards] suit index
     card_strength: np.ndarray  # int64 [num_cards] 0 = lowest rank
+    card_key: np.ndarray  # int64 [num_cards] 8 * strength + 1: orders cards within a trick
+    next_seat: np.ndarray  # int64 [N] the next seat when every seat plays
     card_points: np.ndarray  # int64 [num_cards + 1] scoring-rank points, 0 if none; [-1] = 0
     suit_bits: np.ndarray  # uint64 [num_suits + 1] cards of each suit; [-1] = all (no led suit)
     high_bits: np.ndarray  # uint64 scalar: cards that make a hand strong for the exchange
@@ -85,6 +87,8 @@ def tables_for(rules: Ruleset) -> Tables:
         card_bit=card_bit,
         card_suit=ids // r,
         card_strength=r - 1 - ids % r,
+        card_key=8 * (r - 1 - ids % r) + 1,
+        next_seat=(np.arange(n) + rules.sign) % n,
         card_points=points,
         suit_bits=suit_bits,
         high_bits=high,

@@ -20,10 +20,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "spar_classic": dict(
         ranks=_SPAR_RANKS, ace_of_spades=True, hand_size=7, deal_pattern=(1,) * 7, end="open"
     ),
-    "essilfy": dict(
-        ranks=_SPAR_RANKS, last_two="sum", end="target:30", c_notation=True
+    "essilfy": dict(ranks=_SPAR_RANKS, last_two="sum", end="target:30", c_notation=True),
+    "jeu_de_carte": dict(
+        ranks=_SEVEN_UP_RANKS, scoring="seven", face_down="off_suit", end="target:24"
     ),
-    "jeu_de_carte": dict(ranks=_SEVEN_UP_RANKS, scoring="seven", face_down="off_suit", end="target:24"),
     "sipa": dict(
         ranks=_SEVEN_UP_RANKS,
         direction="counterclockwise",

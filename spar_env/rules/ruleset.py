@@ -207,9 +207,17 @@ def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
 
 def _validate(r: Ruleset) -> None:
     """Raise ValueError naming the field, the value and the limit of any impossible rule."""
-    if len(r.suits) == 0 or len(set(r.suits)) != len(r.suits) or any(s not in SUITS for s in r.suits):
+    if (
+        len(r.suits) == 0
+        or len(set(r.suits)) != len(r.suits)
+        or any(s not in SUITS for s in r.suits)
+    ):
         raise ValueError(f"suits must be distinct letters among {' '.join(SUITS)}; got {r.suits!r}")
-    if len(r.ranks) < 2 or len(set(r.ranks)) != len(r.ranks) or any(x not in RANKS for x in r.ranks):
+    if (
+        len(r.ranks) < 2
+        or len(set(r.ranks)) != len(r.ranks)
+        or any(x not in RANKS for x in r.ranks)
+    ):
         raise ValueError(
             f"ranks must be at least two distinct ranks among {', '.join(RANKS)}; got {r.ranks!r}"
         )
@@ -224,7 +232,9 @@ def _validate(r: Ruleset) -> None:
     _choice("face_down", r.face_down, FACE_DOWN)
     _choice("payoff", r.payoff, PAYOFFS)
     if r.last_two != "off" and r.scoring != "spar":
-        raise ValueError(f"last_two={r.last_two!r} applies to scoring 'spar' only; got {r.scoring!r}")
+        raise ValueError(
+            f"last_two={r.last_two!r} applies to scoring 'spar' only; got {r.scoring!r}"
+        )
     if not isinstance(r.hand_size, int) or r.hand_size < 1:
         raise ValueError(f"hand_size must be a positive whole number; got {r.hand_size!r}")
     if (
@@ -257,7 +267,9 @@ def _validate(r: Ruleset) -> None:
     if r.first_dealer is not None and not (
         isinstance(r.first_dealer, int) and 0 <= r.first_dealer < r.players
     ):
-        raise ValueError(f"first_dealer must be a seat 0..{r.players - 1} or None; got {r.first_dealer!r}")
+        raise ValueError(
+            f"first_dealer must be a seat 0..{r.players - 1} or None; got {r.first_dealer!r}"
+        )
     _validate_end(r.end)
 
 
@@ -266,12 +278,12 @@ def _validate_end(end: object) -> None:
         raise ValueError(f"end must be a string such as 'target:10'; got {end!r}")
     kind, colon, value = end.partition(":")
     if kind not in END_KINDS:
-        raise ValueError(
-            f"end must be open, one_hand, hands:K, target:T or stones:K; got {end!r}"
-        )
+        raise ValueError(f"end must be open, one_hand, hands:K, target:T or stones:K; got {end!r}")
     if kind in ("open", "one_hand"):
         if colon:
             raise ValueError(f"end {kind!r} takes no value; got {end!r}")
         return
     if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"end {kind!r} needs a positive whole number, as in '{kind}:10'; got {end!r}")
+        raise ValueError(
+            f"end {kind!r} needs a positive whole number, as in '{kind}:10'; got {end!r}"
+        )
