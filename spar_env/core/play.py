@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from spar_env.core import exchange
-from spar_env.core.bits import lowest_bit_index
+from spar_env.core.bits import every, lowest_bit_index, some
 from spar_env.core.reveal import reveal_if_due
 from spar_env.core.scoring import end_hand
 from spar_env.core.state import EXCHANGE, State
@@ -20,7 +20,7 @@ from spar_env.core.state import EXCHANGE, State
 
 def _subset(games: slice | np.ndarray, mask: np.ndarray, batch: int) -> slice | np.ndarray:
     """The games of ``games`` where ``mask`` holds; stays a slice when all do."""
-    if isinstance(games, slice) and mask.all():
+    if isinstance(games, slice) and every(mask):
         return games
     return np.arange(batch)[games][mask]
 
@@ -48,13 +48,13 @@ def step(state: State, actions: np.ndarray, *, check: bool = True) -> np.ndarray
     actions = actions.astype(np.int64, copy=False)
     state.rewards[...] = 0
     live = ~state.terminated
-    games: slice | np.ndarray = slice(None) if live.all() else np.flatnonzero(live)
+    games: slice | np.ndarray = slice(None) if every(live) else np.flatnonzero(live)
     a = actions[games]
     if check:
         _check_legal(state, games, a)
     if state.tables.rules.weak_hand_exchange:
         deciding = state.phase[games] == EXCHANGE
-        if deciding.any():
+        if some(deciding):
             idx = np.arange(b)[games]
             exchange.apply(state, idx[deciding], a[deciding])
             games, a = idx[~deciding], a[~deciding]
@@ -68,7 +68,7 @@ def _check_legal(state: State, games: slice | np.ndarray, a: np.ndarray) -> None
     ok = in_range & (
         (state.legal[games] >> np.where(in_range, a, 0).astype(np.uint64)) & np.uint64(1)
     ).astype(bool)
-    if ok.all():
+    if every(ok):
         return
     bad = int(np.flatnonzero(~ok)[0])
     game = int(np.arange(state.batch_size)[games][bad])
@@ -103,9 +103,9 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     suit = t.card_suit[a]
     pos = state.pos[games]
     lead = pos == 0
-    if lead.all():  # batches usually move in step: skip the blend
+    if every(lead):  # batches usually move in step: skip the blend
         led = suit
-    elif not lead.any():
+    elif not some(lead):
         led = state.led_suit[games]
     else:
         led = np.where(lead, suit, state.led_suit[games])
@@ -122,7 +122,7 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     pos += 1
     state.pos[games] = pos
 
-    if rules.end_kind == "stones":  # tie-break hands may leave seats out
+    if t.sit_out:  # tie-break hands may leave seats out
         active = state.active[games]
         seats_in = t.num_active[active]
         next_seat = t.after[active, seat, 0]
@@ -131,7 +131,7 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
         next_seat = t.next_seat[seat]
     state.current_player[games] = next_seat
     done = pos == seats_in
-    if done.any():
+    if some(done):
         _end_trick(state, _subset(games, done, state.batch_size))
     _set_legal(state, games)
 
@@ -158,7 +158,7 @@ def _end_trick(state: State, games: slice | np.ndarray) -> None:
         state.trick_start_down[games] = state.played_down[games]
     reveal_if_due(state, games)
     over = trick == h
-    if over.any():
+    if some(over):
         end_hand(state, _subset(games, over, b))
 
 

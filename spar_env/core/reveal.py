@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spar_env.core.bits import some
 from spar_env.core.state import State
 from spar_env.core.tables import NO_CARD
 
@@ -14,7 +15,7 @@ def reveal_if_due(state: State, games: slice | np.ndarray) -> None:
     if not t.rules.reveal_stock_bottom:
         return
     due = state.trick[games] == t.hand_size - 2
-    if not due.any():
+    if not some(due):
         return
     rows = np.arange(state.batch_size)[games][due]
     has_stock = state.stock_top[rows] < state.deck.shape[1]

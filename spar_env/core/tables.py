@@ -38,6 +38,7 @@ class Tables:
     num_active: np.ndarray  # int64 [2**N] number of seats in an active set
     deal_positions: dict[int, np.ndarray]  # m seats -> int64 [m, H] deck positions of k-th seat
     all_active: int  # bit set with every seat
+    sit_out: bool  # seats may sit a hand out (tie-break hands of a stones session)
 
 
 def _after_table(n: int, sign: int) -> np.ndarray:
@@ -96,4 +97,5 @@ def tables_for(rules: Ruleset) -> Tables:
         num_active=np.array([bin(a).count("1") for a in range(1 << n)], dtype=np.int64),
         deal_positions={m: _deal_positions(m, rules.deal_pattern) for m in range(2, n + 1)},
         all_active=(1 << n) - 1,
+        sit_out=rules.end_kind == "stones",
     )
