@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from spar_env.rules import make_rules
+from spar_env.cli.overrides import add_rules_arguments, rules_from_args
 from spar_env.speed import measure_core
 
 DEFAULT_BATCHES = (1, 64, 1024, 8192)
@@ -17,8 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="measure the core's card plays and hands per second",
         description="Random legal play through the batch core, dealing and scoring included.",
     )
-    p.add_argument("--variant", default="spar", help="preset name (default: spar)")
-    p.add_argument("--players", type=int, default=None, help="player count (default: preset's)")
+    add_rules_arguments(p)
     p.add_argument(
         "--batch",
         type=int,
@@ -36,8 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    overrides = {} if args.players is None else {"players": args.players}
-    rules = make_rules(args.variant, **overrides)
+    rules = rules_from_args(args)
     if any(b < 1 for b in args.batch):
         raise ValueError(f"batch sizes must be positive; got {args.batch}")
     console = Console(stderr=True)

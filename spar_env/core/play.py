@@ -112,12 +112,13 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     follows = suit == led
     # One key orders the cards of a trick: off-suit cards score 0 and never win.
     key = follows * (t.card_key[a] + seat)
+    # Note: with a slice of games, state.best[games] is a view; read it before writing.
     old_best = state.best[games]
-    state.best[games] = np.maximum(old_best, key)
     if rules.face_down != "none":
         down = ~follows if rules.face_down == "off_suit" else key <= old_best
         state.played_down.reshape(-1)[flat] |= bit * down
         state.down_count.reshape(-1)[flat] += down
+    state.best[games] = np.maximum(old_best, key)
     state.led_suit[games] = led
     pos += 1
     state.pos[games] = pos

@@ -200,6 +200,11 @@ class Ruleset:
         return out
 
 
+def _whole(value: object) -> bool:
+    """An int that is not a bool (``True`` is an int to Python, not a count to us)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
@@ -235,18 +240,18 @@ def _validate(r: Ruleset) -> None:
         raise ValueError(
             f"last_two={r.last_two!r} applies to scoring 'spar' only; got {r.scoring!r}"
         )
-    if not isinstance(r.hand_size, int) or r.hand_size < 1:
+    if not _whole(r.hand_size) or r.hand_size < 1:
         raise ValueError(f"hand_size must be a positive whole number; got {r.hand_size!r}")
     if (
         not r.deal_pattern
-        or any(not isinstance(b, int) or b < 1 for b in r.deal_pattern)
+        or any(not _whole(b) or b < 1 for b in r.deal_pattern)
         or sum(r.deal_pattern) != r.hand_size
     ):
         raise ValueError(
             f"deal_pattern {list(r.deal_pattern)} must be positive batches that sum to "
             f"hand_size {r.hand_size}"
         )
-    if not isinstance(r.players, int) or r.players < 2:
+    if not _whole(r.players) or r.players < 2:
         raise ValueError(f"players must be at least 2; got {r.players!r}")
     if r.hand_size > r.deck_size:
         raise ValueError(
@@ -265,7 +270,7 @@ def _validate(r: Ruleset) -> None:
             f"deal all {r.deck_size} cards"
         )
     if r.first_dealer is not None and not (
-        isinstance(r.first_dealer, int) and 0 <= r.first_dealer < r.players
+        _whole(r.first_dealer) and 0 <= r.first_dealer < r.players
     ):
         raise ValueError(
             f"first_dealer must be a seat 0..{r.players - 1} or None; got {r.first_dealer!r}"

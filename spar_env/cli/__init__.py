@@ -1,0 +1,58 @@
+"""The ``spar`` command line: one entry point, one module per subcommand.
+
+Each subcommand lives in ``spar_env/cli/<name>.py`` and exposes
+``register(subparsers)``, which adds its parser and ``set_defaults(func=run)``,
+and ``run(args) -> int``, which returns the exit status. Exit statuses: 0 for
+success, 1 when the command ran but found a problem (a broken record), 2 for
+bad arguments.
+
+    spar record --variant sipa --players 3 --hands 1000 --seed 0 > games.jsonl
+    spar replay games.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from types import ModuleType
+
+from spar_env import __version__
+from spar_env.cli import record, replay, speed
+
+SUBCOMMANDS: tuple[ModuleType, ...] = (record, replay, speed)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``spar`` parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="spar",
+        description="Spar and its West African relatives: engine, records and agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"spar {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
+    for module in SUBCOMMANDS:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``spar`` with ``argv`` (default: the process arguments); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version and usage errors
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 0
+    try:
+        return func(args)
+    except ValueError as e:  # bad options found past argparse: one line, no traceback
+        print(f"spar {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `spar record ... | head`: the reader left; stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

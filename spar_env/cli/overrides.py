@@ -1,0 +1,96 @@
+"""``--set key=value`` overrides: the small value parser that every subcommand shares.
+
+A value is read by the first rule that fits:
+
+============================  ==========================================
+text                          value
+============================  ==========================================
+``true`` / ``false``          bool (any case)
+``none`` / ``null``           None (any case), e.g. ``first_dealer=none``
+a whole number: ``7``, ``-1``  int
+text with a comma: ``3,2``    tuple of its items, each read by these rules
+                              (``A,K,Q`` -> ``('A', 'K', 'Q')``; ``5,`` -> ``(5,)``)
+anything else                 the text itself, e.g. ``stones:30``, ``bonus``
+============================  ==========================================
+
+For ruleset fields that hold a tuple (``suits``, ``ranks``, ``deal_pattern``),
+a single value is taken as a tuple of one: ``--set deal_pattern=5``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from dataclasses import fields
+
+from spar_env.rules import PRESETS, Ruleset, make_rules
+
+_TUPLE_FIELDS = frozenset(f.name for f in fields(Ruleset) if isinstance(f.default, tuple))
+
+
+def parse_value(text: str) -> object:
+    """Read one override value by the rules in the module docstring."""
+    if "," in text:
+        return tuple(parse_value(item) for item in text.split(",") if item.strip())
+    word = text.strip()
+    if word.lower() in ("true", "false"):
+        return word.lower() == "true"
+    if word.lower() in ("none", "null"):
+        return None
+    if word.lstrip("+-").isdigit():
+        return int(word)
+    return word
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, object]:
+    """``["key=value", ...]`` as a dict; a later key overrides an earlier one.
+
+    Raises:
+        ValueError: for an item without ``=`` or with an empty key, naming the item.
+    """
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set takes key=value, such as last_two=bonus; got {item!r}")
+        out[key.strip()] = parse_value(value)
+    return out
+
+
+def ruleset_overrides(items: Iterable[str]) -> dict[str, object]:
+    """Overrides for :func:`spar_env.make_rules`; a tuple field's single value becomes a tuple.
+
+    Raises:
+        ValueError: for a malformed item.
+    """
+    out = parse_overrides(items)
+    for key in _TUPLE_FIELDS & out.keys():
+        if not isinstance(out[key], tuple):
+            out[key] = (out[key],)
+    return out
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--variant``, ``--players`` and ``--set``: the ruleset options every subcommand shares."""
+    parser.add_argument("--variant", default="spar", choices=list(PRESETS), help="preset")
+    parser.add_argument("--players", type=int, help="number of players (default: the preset's)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a ruleset field, e.g. last_two=bonus, deal_pattern=3,2 (repeatable)",
+    )
+
+
+def rules_from_args(args: argparse.Namespace) -> Ruleset:
+    """The ruleset that ``--variant``, ``--players`` and ``--set`` ask for.
+
+    Raises:
+        ValueError: for a malformed override or an impossible ruleset.
+    """
+    overrides = ruleset_overrides(args.overrides)
+    if args.players is not None:
+        overrides["players"] = args.players
+    return make_rules(args.variant, **overrides)
