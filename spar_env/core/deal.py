@@ -23,11 +23,15 @@ _ID_MASK = np.uint32(63)
 def shuffle_decks(tables: Tables, batch: int, rng: np.random.Generator) -> np.ndarray:
     """``batch`` uniformly shuffled decks, ``int8 [batch, deck_size]``, top first."""
     size = tables.deck.shape[0]
-    raw = rng.bit_generator.random_raw((batch, (size + 1) // 2)).view(np.uint32)[:, :size]
-    keys = np.sort((raw & ~_ID_MASK) | tables.deck.astype(np.uint32), axis=1)
-    tied = ((keys[:, 1:] ^ keys[:, :-1]) <= _ID_MASK).any(axis=1)
+    words = (batch * size + 1) // 2  # 64-bit draws, two 32-bit keys each
+    keys = rng.bit_generator.random_raw(words).view(np.uint32)[: batch * size].reshape(batch, size)
+    keys &= ~_ID_MASK
+    keys |= tables.deck.astype(np.uint32)
+    keys.sort(axis=1)
     decks = (keys & _ID_MASK).astype(np.int8)
-    if tied.any():
+    gaps = keys[:, 1:] ^ keys[:, :-1]
+    if (gaps <= _ID_MASK).any():  # rare: look for the tied rows only then
+        tied = (gaps <= _ID_MASK).any(axis=1)
         decks[tied] = rng.permuted(np.broadcast_to(tables.deck, (int(tied.sum()), size)), axis=1)
     return decks
 
@@ -169,18 +173,16 @@ def deal(
     if ((dealers < 0) | (dealers >= n)).any():
         raise ValueError(f"dealers must be seats 0..{n - 1}")
     active = np.broadcast_to(np.asarray(active, dtype=np.int64), (count,))
-    hands = np.zeros((count, n), dtype=np.uint64)
     seats_in = t.num_active[active]
     stock_top = seats_in * h
-    for m in np.unique(seats_in):
-        sel = slice(None) if m == seats_in[0] and (seats_in == m).all() else seats_in == m
-        positions = t.deal_positions[int(m)]  # [m, H]
-        bits = t.card_bit[decks[sel][:, positions[:, 0]]]
-        for j in range(1, h):  # OR over the hand; faster than a reduce on a short axis
-            bits |= t.card_bit[decks[sel][:, positions[:, j]]]
-        seats = t.after[active[sel], dealers[sel], :m]
-        rows = np.arange(count)[sel][:, None]
-        hands[rows, seats] = bits
+    if not t.sit_out:  # every seat is dealt in: rotate the k-th hand to its seat
+        hands = np.take_along_axis(_hands_by_turn(t, decks, n), t.turn_of_seat[dealers], axis=1)
+    else:
+        hands = np.zeros((count, n), dtype=np.uint64)
+        for m in np.unique(seats_in):
+            sel = seats_in == m
+            seats = t.after[active[sel], dealers[sel], :m]
+            hands[np.flatnonzero(sel)[:, None], seats] = _hands_by_turn(t, decks[sel], int(m))
 
     state.deck[games] = decks
     state.dealer[games] = dealers
@@ -217,6 +219,15 @@ def deal(
         state.trick_start[games] = hands
         state.legal[games] = hands[np.arange(count), leaders]
         reveal_if_due(state, games)
+
+
+def _hands_by_turn(t: Tables, decks: np.ndarray, m: int) -> np.ndarray:
+    """uint64 [G, m] the hand of the k-th seat after the dealer, for m seats dealt in."""
+    positions = t.deal_positions[m]  # [m, H]
+    bits = t.card_bit[decks[:, positions[:, 0]]]
+    for j in range(1, t.hand_size):  # OR over the hand; faster than a reduce on a short axis
+        bits |= t.card_bit[decks[:, positions[:, j]]]
+    return bits
 
 
 def deck_for_hands(

@@ -37,6 +37,7 @@ class Tables:
     after: np.ndarray  # int64 [2**N, N, N] k-th active seat after seat s, in play direction
     num_active: np.ndarray  # int64 [2**N] number of seats in an active set
     deal_positions: dict[int, np.ndarray]  # m seats -> int64 [m, H] deck positions of k-th seat
+    turn_of_seat: np.ndarray  # int64 [N dealer, N seat] k: seat is the k-th after the dealer
     all_active: int  # bit set with every seat
     sit_out: bool  # seats may sit a hand out (tie-break hands of a stones session)
 
@@ -96,6 +97,7 @@ def tables_for(rules: Ruleset) -> Tables:
         after=_after_table(n, rules.sign),
         num_active=np.array([bin(a).count("1") for a in range(1 << n)], dtype=np.int64),
         deal_positions={m: _deal_positions(m, rules.deal_pattern) for m in range(2, n + 1)},
+        turn_of_seat=(rules.sign * (np.arange(n)[None, :] - np.arange(n)[:, None]) - 1) % n,
         all_active=(1 << n) - 1,
         sit_out=rules.end_kind == "stones",
     )
