@@ -229,6 +229,13 @@ def test_recording_is_deterministic() -> None:
     assert first != other
 
 
+def test_first_records_do_not_depend_on_the_count() -> None:
+    rules = make_rules("sipa", players=3)
+    few = list(record_hands(rules, 5, np.random.default_rng(3), batch=16))
+    many = list(record_hands(rules, 40, np.random.default_rng(3), batch=16))
+    assert few == many[:5]
+
+
 def test_recording_refuses_bad_counts() -> None:
     with pytest.raises(ValueError, match="count"):
         list(record_hands(make_rules("spar"), -1, np.random.default_rng(0)))

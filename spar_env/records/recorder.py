@@ -55,7 +55,9 @@ def record_hands(
         rng: the only source of randomness (deals, dealers and the policy's draws).
         policy: chooses every action; uniformly random legal actions by default.
         batch: hands played together; the records depend on it (through the
-            order of random draws), so keep it fixed to reproduce a file.
+            order of random draws), so keep it fixed to reproduce a file. Whole
+            batches are played, so the first K records of a seed are the same
+            whatever ``count`` is.
         with_stock: write the stock even when no option needs it.
     """
     if count < 0:
@@ -64,10 +66,11 @@ def record_hands(
         raise ValueError(f"batch must be at least 1; got {batch}")
     writer = _RecordWriter(rules, with_stock)
     for start in range(0, count, batch):
-        size = min(batch, count - start)
-        state = reset(rules, size, rng)
+        # Always play whole batches, so that the first K hands of a seed do not
+        # depend on how many hands were asked for.
+        state = reset(rules, batch, rng)
         plays, face_down, payoffs = _play_out(state, rng, policy)
-        for g in range(size):
+        for g in range(min(batch, count - start)):
             yield writer.record(state, g, plays[g], face_down[g], payoffs[g])
 
 
