@@ -25,14 +25,22 @@ def _subset(games: slice | np.ndarray, mask: np.ndarray, batch: int) -> slice | 
     return np.arange(batch)[games][mask]
 
 
-def step(state: State, actions: np.ndarray, *, check: bool = True) -> np.ndarray:
+def step(
+    state: State,
+    actions: np.ndarray,
+    *,
+    moving: np.ndarray | None = None,
+    check: bool = True,
+) -> np.ndarray:
     """Apply one action per game (in place) and return the rewards ``float32 [B, N]``.
 
     Args:
         state: the batch, changed in place.
         actions: ``int [B]``, the action of each game's ``current_player``
             (card ids, or KEEP/EXCHANGE in the exchange phase). Ignored for
-            games whose hand is over.
+            games whose hand is over, and for games left out of ``moving``.
+        moving: optional ``bool [B]``: only these games move; the others wait
+            (for example while a learner's turn comes round in some games).
         check: raise ``ValueError`` on an illegal action (naming the game, the
             action and the legal actions). Turn off only for trusted agents.
 
@@ -47,7 +55,7 @@ def step(state: State, actions: np.ndarray, *, check: bool = True) -> np.ndarray
         raise ValueError(f"actions must have shape ({b},); got {actions.shape}")
     actions = actions.astype(np.int64, copy=False)
     state.rewards[...] = 0
-    live = ~state.terminated
+    live = ~state.terminated if moving is None else moving & ~state.terminated
     games: slice | np.ndarray = slice(None) if every(live) else np.flatnonzero(live)
     a = actions[games]
     if check:

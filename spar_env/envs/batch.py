@@ -94,18 +94,8 @@ class GameBatch:
             ValueError: on an illegal action when ``check`` is on (from the core).
         """
         state = self.state
-        frozen = None
-        if games is not None and not games.all():
-            # The core moves every game whose hand is not over; games left out are
-            # marked over for the length of this call (and so ignore their action).
-            frozen = ~games & ~state.terminated
-            state.terminated[frozen] = True
         before = state.terminated.copy()
-        try:
-            rewards = core.step(state, actions, check=check).copy()
-        finally:
-            if frozen is not None:
-                state.terminated[frozen] = False
+        rewards = core.step(state, actions, moving=games, check=check).copy()
         if self.episode == "session":
             ended = state.terminated & ~before & ~state.session_over
             if ended.any():
