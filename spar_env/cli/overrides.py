@@ -8,6 +8,7 @@ text                          value
 ``true`` / ``false``          bool (any case)
 ``none`` / ``null``           None (any case), e.g. ``first_dealer=none``
 a whole number: ``7``, ``-1``  int
+a decimal: ``0.5``, ``1e-3``  float
 text with a comma: ``3,2``    tuple of its items, each read by these rules
                               (``A,K,Q`` -> ``('A', 'K', 'Q')``; ``5,`` -> ``(5,)``)
 anything else                 the text itself, e.g. ``stones:30``, ``bonus``
@@ -39,7 +40,10 @@ def parse_value(text: str) -> object:
         return None
     if word.lstrip("+-").isdigit():
         return int(word)
-    return word
+    try:
+        return float(word)
+    except ValueError:
+        return word
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, object]:

@@ -1,0 +1,22 @@
+"""Registers the built-in agents with :mod:`agents.registry`."""
+
+from __future__ import annotations
+
+from agents.baselines import RandomAgent, RankAgent
+from agents.registry import register
+from spar_env.rules import Ruleset
+
+
+@register("random")
+def _random(rules: Ruleset) -> RandomAgent:
+    return RandomAgent()
+
+
+@register("high")
+def _high(rules: Ruleset) -> RankAgent:
+    return RankAgent(rules, "high")
+
+
+@register("low")
+def _low(rules: Ruleset) -> RankAgent:
+    return RankAgent(rules, "low")

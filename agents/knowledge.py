@@ -1,0 +1,91 @@
+"""What each deciding seat may know, in structured form, for rule-based and search agents.
+
+:func:`knowledge` reads a :class:`~agents.base.Situation` and returns arrays
+with a leading axis of ``G`` decisions. It uses only what the deciding seat
+may see: its own hand, discard and face-down cards; every face-up card; the
+fact (not the face) of other seats' face-down plays; the stock card once
+revealed; and the voids that the play so far has revealed to everyone:
+
+- a seat that played a face-up card of another suit than the led one;
+- under ``face_down: off_suit``, a seat that played face down (it could not
+  follow). Under ``non_winning`` every off-suit card lies face down too, so
+  nothing is revealed there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Situation
+from spar_env.core import tables_for
+from spar_env.core.bits import popcount
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    seats: np.ndarray  # int64 [G] the deciding seat
+    hand: np.ndarray  # uint64 [G] its cards
+    unseen: (
+        np.ndarray
+    )  # uint64 [G] cards it cannot place: others' hands and face-down cards, stock, discards
+    played_up: np.ndarray  # uint64 [G, N] face-up cards each seat has played
+    own_down: np.ndarray  # uint64 [G] cards it played face down itself
+    down_count: np.ndarray  # int64 [G, N] face-down plays of each seat
+    hand_sizes: np.ndarray  # int64 [G, N] cards left in each seat's hand
+    voids: np.ndarray  # int64 [G, N] bit set of suits each seat is known to lack
+    in_hand: np.ndarray  # bool [G, N] seat is dealt into this hand
+
+
+def knowledge(situation: Situation) -> Knowledge:
+    """What each deciding seat of ``situation`` may know."""
+    state, g, seats = situation.state, situation.games, situation.seats
+    t = tables_for(situation.rules)
+    n = t.num_players
+    hand = state.hands[g, seats]
+    played_up = state.played_up[g]
+    own_down = state.played_down[g, seats]
+    deck_bits = np.bitwise_or.reduce(t.card_bit[t.deck.astype(np.int64)])
+    seen = hand | np.bitwise_or.reduce(played_up, axis=1) | own_down
+    seen |= state.discarded[g, seats]
+    revealed = state.revealed[g]
+    seen |= np.where(revealed >= 0, t.card_bit[np.maximum(revealed, 0)], np.uint64(0))
+    in_hand = ((state.active[g][:, None] >> np.arange(n)) & 1).astype(bool)
+    return Knowledge(
+        seats=seats,
+        hand=hand,
+        unseen=deck_bits & ~seen,
+        played_up=played_up,
+        own_down=own_down,
+        down_count=state.down_count[g],
+        hand_sizes=popcount(state.hands[g]),
+        voids=_revealed_voids(situation),
+        in_hand=in_hand,
+    )
+
+
+def _revealed_voids(situation: Situation) -> np.ndarray:
+    """``int64 [G, N]`` suits each seat has shown it lacks, from the public play history."""
+    state, g = situation.state, situation.games
+    t = tables_for(situation.rules)
+    rules = situation.rules
+    history = situation.history
+    cards = history.cards[g].astype(np.int64)
+    seats = history.seats[g].astype(np.int64)
+    down = history.down[g]
+    count = history.count[g]
+    seats_in = t.num_active[state.active[g]]
+    voids = np.zeros((g.shape[0], t.num_players), dtype=np.int64)
+    rows = np.arange(g.shape[0])
+    for p in range(int(count.max(initial=0))):
+        made = p < count
+        lead = cards[rows, (p // seats_in) * seats_in]
+        led_suit = t.card_suit[np.maximum(lead, 0)]
+        suit = t.card_suit[np.maximum(cards[:, p], 0)]
+        failed = ~down[:, p] & (suit != led_suit)
+        if rules.face_down == "off_suit":
+            failed |= down[:, p]
+        hit = made & failed
+        voids[rows[hit], seats[hit, p]] |= 1 << led_suit[hit]
+    return voids
