@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from spar_env.core import random_member, reset, start_sessions, step
+from spar_env.core.tables import seats_in
 from spar_env.rules import Ruleset
 
 
@@ -45,7 +46,6 @@ def measure_core(rules: Ruleset, batch: int, seconds: float = 2.0, seed: int = 0
     """Play random legal hands in a batch of ``batch`` games for about ``seconds``."""
     rng = np.random.default_rng(seed)
     state = reset(rules, batch, rng)
-    seats_in = state.tables.num_active
     plays = hands = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -56,10 +56,10 @@ def measure_core(rules: Ruleset, batch: int, seconds: float = 2.0, seed: int = 0
             if over.any():
                 done = np.flatnonzero(over)
                 hands += done.size
-                plays += int(seats_in[state.active[done]].sum()) * rules.hand_size
+                plays += int(seats_in(state.active[done]).sum()) * rules.hand_size
                 start_sessions(state, slice(None) if done.size == batch else done, rng)
         now = time.perf_counter()
         if now >= deadline:
             # Cards already played in the hands still running count too.
-            plays += int((state.trick * seats_in[state.active] + state.pos).sum())
+            plays += int((state.trick * seats_in(state.active) + state.pos).sum())
             return SpeedResult(rules.variant, rules.players, batch, now - start, plays, hands)

@@ -13,7 +13,7 @@ import numpy as np
 from spar_env.core import exchange
 from spar_env.core.reveal import reveal_if_due
 from spar_env.core.state import EXCHANGE, PLAY, State
-from spar_env.core.tables import NO_CARD, Tables, tables_for
+from spar_env.core.tables import NO_CARD, Tables, nth_after, seats_in, tables_for
 from spar_env.rules import Ruleset
 
 _ID_BITS = np.uint32(6)
@@ -173,15 +173,15 @@ def deal(
     if ((dealers < 0) | (dealers >= n)).any():
         raise ValueError(f"dealers must be seats 0..{n - 1}")
     active = np.broadcast_to(np.asarray(active, dtype=np.int64), (count,))
-    seats_in = t.num_active[active]
-    stock_top = seats_in * h
+    n_in = seats_in(active)
+    stock_top = n_in * h
     if not t.sit_out:  # every seat is dealt in: rotate the k-th hand to its seat
         hands = np.take_along_axis(_hands_by_turn(t, decks, n), t.turn_of_seat[dealers], axis=1)
     else:
         hands = np.zeros((count, n), dtype=np.uint64)
-        for m in np.unique(seats_in):
-            sel = seats_in == m
-            seats = t.after[active[sel], dealers[sel], :m]
+        for m in np.unique(n_in):
+            sel = n_in == m
+            seats = np.stack([nth_after(t, active[sel], dealers[sel], k) for k in range(m)], 1)
             hands[np.flatnonzero(sel)[:, None], seats] = _hands_by_turn(t, decks[sel], int(m))
 
     state.deck[games] = decks
@@ -198,7 +198,7 @@ def deal(
     state.revealed[games] = NO_CARD
     state.trick[games] = 0
     state.pos[games] = 0
-    leaders = t.after[active, dealers, 0]
+    leaders = nth_after(t, active, dealers, 0)
     state.leader[games] = leaders
     state.led_suit[games] = -1
     state.best[games] = 0
@@ -210,13 +210,14 @@ def deal(
     state.terminated[games] = False
     state.rewards[games] = 0
     state.current_player[games] = leaders
+    # Trick 1 starts from these hands (an exchange replaces a seat's own).
+    state.held[games] = hands
+    state.trick_start[games] = hands
     if t.rules.weak_hand_exchange:
         state.phase[games] = EXCHANGE
         exchange.advance(state, np.arange(state.batch_size)[games])
     else:
         state.phase[games] = PLAY
-        state.held[games] = hands
-        state.trick_start[games] = hands
         state.legal[games] = hands[np.arange(count), leaders]
         reveal_if_due(state, games)
 
@@ -247,7 +248,7 @@ def deck_for_hands(
     n, h = tables.num_players, tables.hand_size
     if len(hands) != n:
         raise ValueError(f"expected {n} hands, one per seat; got {len(hands)}")
-    order = tables.after[tables.all_active, dealer, :n]
+    order = tables.order[dealer]
     positions = tables.deal_positions[n]
     size = tables.deck.shape[0]
     deck = np.full(size, NO_CARD, dtype=np.int64)

@@ -13,6 +13,7 @@ import numpy as np
 
 from spar_env.core.reveal import reveal_if_due
 from spar_env.core.state import EXCHANGE, PLAY, State
+from spar_env.core.tables import nth_after, seats_in
 
 
 def advance(state: State, games: np.ndarray) -> None:
@@ -26,14 +27,14 @@ def advance(state: State, games: np.ndarray) -> None:
     active, dealer = state.active[games], state.dealer[games]
     turn = state.exchange_turn[games]
     room = deck_size - state.stock_top[games] >= h
-    seats_in = t.num_active[active]
+    n_in = seats_in(active)
     found = np.zeros(games.size, dtype=bool)
     seat = np.full(games.size, -1, dtype=np.int64)
     for k in range(n):
-        cand = t.after[active, dealer, min(k, n - 1)]
+        cand = nth_after(t, active, dealer, k)
         hand = state.hands[games, np.maximum(cand, 0)]
         weak = (hand & t.high_bits) == 0
-        take = ~found & (k >= turn) & (k < seats_in) & weak & room
+        take = ~found & (k >= turn) & (k < n_in) & weak & room
         seat = np.where(take, cand, seat)
         turn = np.where(take, k, turn)
         found |= take
@@ -47,8 +48,6 @@ def advance(state: State, games: np.ndarray) -> None:
         leaders = state.leader[done]
         state.current_player[done] = leaders
         state.legal[done] = state.hands[done, leaders]
-        state.held[done] = state.hands[done]
-        state.trick_start[done] = state.hands[done]
         reveal_if_due(state, done)
 
 
@@ -65,6 +64,9 @@ def apply(state: State, games: np.ndarray, actions: np.ndarray) -> None:
         state.discarded[g, s] = state.hands[g, s]
         state.hands[g, s] = np.bitwise_or.reduce(t.card_bit[cards], axis=1)
         state.exchanged[g, s] = True
+        # The new hand is the one trick 1 starts from (the views of played cards read it).
+        state.held[g, s] = state.hands[g, s]
+        state.trick_start[g, s] = state.hands[g, s]
         state.stock_top[g] = top + h
     state.exchange_turn[games] += 1
     advance(state, games)

@@ -16,6 +16,7 @@ from spar_env.core.bits import every, lowest_bit_index, some
 from spar_env.core.reveal import reveal_if_due
 from spar_env.core.scoring import end_hand
 from spar_env.core.state import EXCHANGE, State
+from spar_env.core.tables import KEY_SEATS, nth_after, seats_in
 
 
 def _subset(games: slice | np.ndarray, mask: np.ndarray, batch: int) -> slice | np.ndarray:
@@ -133,13 +134,13 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
 
     if t.sit_out:  # tie-break hands may leave seats out
         active = state.active[games]
-        seats_in = t.num_active[active]
-        next_seat = t.after[active, seat, 0]
+        n_in = seats_in(active)
+        next_seat = nth_after(t, active, seat, 0)
     else:
-        seats_in = t.num_players
+        n_in = t.num_players
         next_seat = t.next_seat[seat]
     state.current_player[games] = next_seat
-    done = pos == seats_in
+    done = pos == n_in
     if some(done):
         _end_trick(state, _subset(games, done, state.batch_size))
     _set_legal(state, games)
@@ -149,7 +150,7 @@ def _end_trick(state: State, games: slice | np.ndarray) -> None:
     t = state.tables
     h, b = t.hand_size, state.batch_size
     rows = np.arange(b)[games]
-    winner = (state.best[games] - 1) & 7
+    winner = (state.best[games] - 1) % KEY_SEATS
     flat = state.row_base[games] + winner
     won_with = state.trick_start.reshape(-1)[flat] ^ state.hands.reshape(-1)[flat]
     trick = state.trick[games]

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from spar_env.core.bits import lowest_bit_index
-from spar_env.core.tables import NO_CARD, Tables
+from spar_env.core.tables import KEY_SEATS, NO_CARD, Tables
 
 # Phases of a hand.
 EXCHANGE = 0  # weak-hand exchange decisions before trick 1
@@ -89,7 +89,14 @@ class State:
     @property
     def best_seat(self) -> np.ndarray:
         """int64 [B] seat winning the trick in progress, -1 before the lead."""
-        return np.where(self.best > 0, (self.best - 1) & 7, -1)
+        return np.where(self.best > 0, (self.best - 1) % KEY_SEATS, -1)
+
+    @property
+    def best_card(self) -> np.ndarray:
+        """int64 [B] card winning the trick in progress (always face up), -1 before the lead."""
+        r = self.tables.rules.num_ranks
+        strength = (self.best - 1) // KEY_SEATS
+        return np.where(self.best > 0, self.led_suit * r + (r - 1 - strength), NO_CARD)
 
     @cached_property
     def row_base(self) -> np.ndarray:

@@ -29,27 +29,46 @@ class Tables:
     card_bit: np.ndarray  # uint64 [num_actions] 1 << id
     card_suit: np.ndarray  # int64 [num_cards] suit index
     card_strength: np.ndarray  # int64 [num_cards] 0 = lowest rank
-    card_key: np.ndarray  # int64 [num_cards] 8 * strength + 1: orders cards within a trick
+    card_key: np.ndarray  # int64 [num_cards] KEY_SEATS * strength + 1: orders cards in a trick
     next_seat: np.ndarray  # int64 [N] the next seat when every seat plays
     card_points: np.ndarray  # int64 [num_cards + 1] scoring-rank points, 0 if none; [-1] = 0
     suit_bits: np.ndarray  # uint64 [num_suits + 1] cards of each suit; [-1] = all (no led suit)
     high_bits: np.ndarray  # uint64 scalar: cards that make a hand strong for the exchange
-    after: np.ndarray  # int64 [2**N, N, N] k-th active seat after seat s, in play direction
-    num_active: np.ndarray  # int64 [2**N] number of seats in an active set
+    order: np.ndarray  # int64 [N, N] k-th seat after seat s in play direction (every seat in)
     deal_positions: dict[int, np.ndarray]  # m seats -> int64 [m, H] deck positions of k-th seat
     turn_of_seat: np.ndarray  # int64 [N dealer, N seat] k: seat is the k-th after the dealer
     all_active: int  # bit set with every seat
     sit_out: bool  # seats may sit a hand out (tie-break hands of a stones session)
 
 
-def _after_table(n: int, sign: int) -> np.ndarray:
-    after = np.full((1 << n, n, n), NO_CARD, dtype=np.int64)
-    for active in range(1, 1 << n):
-        for s in range(n):
-            seats = [(s + sign * j) % n for j in range(1, n + 1)]
-            order = [q for q in seats if active >> q & 1]
-            after[active, s, : len(order)] = order
-    return after
+# The key that orders the cards of a trick is KEY_SEATS * strength + seat + 1, so that
+# it holds the winning seat too (decks have at most 48 cards, so at most 48 seats).
+KEY_SEATS = 64
+
+
+def seats_in(active: np.ndarray) -> np.ndarray:
+    """int64 [G]: how many seats an ``active`` bit set holds."""
+    return np.bitwise_count(active).astype(np.int64)
+
+
+def nth_after(t: Tables, active: np.ndarray, seat: np.ndarray, k: int | np.ndarray) -> np.ndarray:
+    """int64 [G]: the ``k``-th (0-based) seat of ``active`` after ``seat`` in play direction.
+
+    -1 where ``active`` holds fewer than ``k + 1`` other seats (``seat`` itself
+    counts last, as the N-th seat after itself).
+    """
+    n = t.num_players
+    active, seat = np.asarray(active), np.asarray(seat)
+    if np.all(active == t.all_active):
+        return np.where(np.asarray(k) < n, t.order[seat, np.minimum(k, n - 1)], -1)
+    out = np.full(np.broadcast(active, seat).shape, -1, dtype=np.int64)
+    count = np.zeros_like(out)
+    for j in range(1, n + 1):
+        cand = (seat + t.rules.sign * j) % n
+        inside = (active >> cand) & 1
+        count += inside
+        out = np.where((out < 0) & (inside == 1) & (count == np.asarray(k) + 1), cand, out)
+    return out
 
 
 def _deal_positions(m: int, pattern: tuple[int, ...]) -> np.ndarray:
@@ -89,13 +108,12 @@ def tables_for(rules: Ruleset) -> Tables:
         card_bit=card_bit,
         card_suit=ids // r,
         card_strength=r - 1 - ids % r,
-        card_key=8 * (r - 1 - ids % r) + 1,
+        card_key=KEY_SEATS * (r - 1 - ids % r) + 1,
         next_seat=(np.arange(n) + rules.sign) % n,
         card_points=points,
         suit_bits=suit_bits,
         high_bits=high,
-        after=_after_table(n, rules.sign),
-        num_active=np.array([bin(a).count("1") for a in range(1 << n)], dtype=np.int64),
+        order=(np.arange(n)[:, None] + rules.sign * np.arange(1, n + 1)[None, :]) % n,
         deal_positions={m: _deal_positions(m, rules.deal_pattern) for m in range(2, n + 1)},
         turn_of_seat=(rules.sign * (np.arange(n)[None, :] - np.arange(n)[:, None]) - 1) % n,
         all_active=(1 << n) - 1,

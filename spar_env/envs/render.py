@@ -10,7 +10,10 @@ asks for it (``essilfy``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from spar_env.core import EXCHANGE, State
+from spar_env.core.tables import nth_after, seats_in
 from spar_env.rules import c_notation
 
 BACK = "🂠"
@@ -27,9 +30,10 @@ def _score(state: State, points: int) -> str:
 
 def _play_order(state: State, game: int, first: int) -> list[int]:
     """Seats dealt into the hand, in order of play from ``first``."""
-    active = int(state.active[game])
-    count = int(state.tables.num_active[active])
-    return [first] + [int(s) for s in state.tables.after[active, first, : count - 1]]
+    active = state.active[game : game + 1]
+    count = int(seats_in(active)[0])
+    seat = np.array([first])
+    return [first] + [int(nth_after(state.tables, active, seat, k)[0]) for k in range(count - 1)]
 
 
 def _seat_line(state: State, game: int, seat: int, view: int | None) -> str:
