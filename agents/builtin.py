@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents.baselines import RandomAgent, RankAgent
+from agents.heuristic import HeuristicAgent
 from agents.registry import register
 from spar_env.rules import Ruleset
 
@@ -20,3 +21,8 @@ def _high(rules: Ruleset) -> RankAgent:
 @register("low")
 def _low(rules: Ruleset) -> RankAgent:
     return RankAgent(rules, "low")
+
+
+@register("heuristic")
+def _heuristic(rules: Ruleset, exchange: bool = True) -> HeuristicAgent:
+    return HeuristicAgent(rules, exchange)

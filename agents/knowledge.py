@@ -21,6 +21,7 @@ import numpy as np
 from agents.base import Situation
 from spar_env.core import tables_for
 from spar_env.core.bits import popcount
+from spar_env.core.tables import nth_after, seats_in
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,12 @@ def _revealed_voids(situation: Situation) -> np.ndarray:
     seats = history.seats[g].astype(np.int64)
     down = history.down[g]
     count = history.count[g]
-    seats_in = t.num_active[state.active[g]]
+    n_in = seats_in(state.active[g])
     voids = np.zeros((g.shape[0], t.num_players), dtype=np.int64)
     rows = np.arange(g.shape[0])
     for p in range(int(count.max(initial=0))):
         made = p < count
-        lead = cards[rows, (p // seats_in) * seats_in]
+        lead = cards[rows, (p // n_in) * n_in]
         led_suit = t.card_suit[np.maximum(lead, 0)]
         suit = t.card_suit[np.maximum(cards[:, p], 0)]
         failed = ~down[:, p] & (suit != led_suit)
@@ -89,3 +90,41 @@ def _revealed_voids(situation: Situation) -> np.ndarray:
         hit = made & failed
         voids[rows[hit], seats[hit, p]] |= 1 << led_suit[hit]
     return voids
+
+
+@dataclass(frozen=True)
+class TrickView:
+    """The trick in progress as every seat sees it, from the deciding seat's turn."""
+
+    trick: np.ndarray  # int64 [G] 0-based number of the trick in progress
+    led_suit: np.ndarray  # int64 [G] suit led, -1 when the deciding seat leads
+    best_card: np.ndarray  # int64 [G] card winning the trick so far (always face up), -1 if none
+    best_seat: np.ndarray  # int64 [G] seat that played it, -1 if none
+    to_play: np.ndarray  # bool [G, N] seats still to play to this trick after the deciding seat
+
+
+def trick_view(situation: Situation) -> TrickView:
+    """The public state of the trick in progress at each decision of ``situation``.
+
+    The card winning a trick so far is never face down: under ``off_suit`` only
+    off-suit cards lie face down, and under ``non_winning`` only the cards that
+    did not take the lead.
+    """
+    state, g, seats = situation.state, situation.games, situation.seats
+    t = tables_for(situation.rules)
+    n = t.num_players
+    led = state.led_suit[g]
+    active = state.active[g]
+    left = seats_in(active) - state.pos[g] - 1  # seats after the decider in this trick
+    to_play = np.zeros((g.shape[0], n), dtype=bool)
+    rows = np.arange(g.shape[0])
+    for k in range(n - 1):
+        later = k < left
+        to_play[rows[later], nth_after(t, active, seats, k)[later]] = True
+    return TrickView(
+        trick=state.trick[g].copy(),
+        led_suit=led.copy(),
+        best_card=state.best_card[g],
+        best_seat=state.best_seat[g],
+        to_play=to_play,
+    )

@@ -18,9 +18,9 @@ import sys
 from types import ModuleType
 
 from spar_env import __version__
-from spar_env.cli import record, replay, speed
+from spar_env.cli import bench, record, replay, speed
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (record, replay, speed)
+SUBCOMMANDS: tuple[ModuleType, ...] = (record, replay, speed, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,232 @@
+"""``spar bench``: the duplicate-deal tournament, as a table, JSON, CSV and a chart.
+
+    spar bench heuristic random random random --deals 20000 --seed 0
+    spar bench heuristic random --players 4 --plot bench.png   # H R H R, head to head
+    spar bench heuristic low low low --variant sipa --json
+
+The lineup fills the seats in order and repeats when shorter than the table;
+every deal is played once per rotation of the seating, so every agent holds
+every hand (see :mod:`train.tournament` for the figures and their intervals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+
+from spar_env.cli.overrides import add_rules_arguments, rules_from_args
+
+CSV_FIELDS = (
+    "variant", "players", "deals", "seed", "spec", "seats", "hands", "mean_payoff",
+    "ci95_low", "ci95_high", "win_share", "points_per_win", "low_card_wins", "low_card_kept",
+)  # fmt: skip
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="duplicate-deal tournament between agents",
+        description=(
+            "Play every deal once per seat rotation, so that every agent holds every hand, "
+            "and report each agent's mean payoff per hand with a 95% confidence interval."
+        ),
+    )
+    p.add_argument(
+        "agents",
+        nargs="+",
+        metavar="AGENT",
+        help="agent specs seated in order, repeated round the table if fewer than the players "
+        "(e.g. heuristic random random random; heuristic random sits them alternately)",
+    )
+    add_rules_arguments(p)
+    p.add_argument("--deals", type=int, default=1000, help="deals to play (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default: 0)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--csv", type=Path, metavar="FILE", help="write one CSV row per agent")
+    p.add_argument("--plot", type=Path, metavar="FILE", help="save a PNG chart of the means")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from train.tournament import run_tournament
+
+    rules = rules_from_args(args)
+    if args.deals < 1:
+        raise ValueError(f"--deals must be at least 1; got {args.deals}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
+    for path in (args.csv, args.plot):
+        if path is not None and not path.parent.is_dir():
+            raise ValueError(f"no such directory for {path}: {path.parent}")
+    started = time.perf_counter()
+    with _progress_bar(Console(stderr=True)) as bar:
+        task = bar.add_task("deals", total=args.deals)
+        result = run_tournament(
+            args.agents,
+            rules,
+            args.deals,
+            args.seed,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        _print_tables(result, seconds)
+    if args.csv is not None:
+        write_csv(result, args.csv)
+    if args.plot is not None:
+        plot_means(result, args.plot)
+    return 0
+
+
+def _progress_bar(console):
+    """A rich progress bar on stderr, shown only on a terminal and cleared when done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def _fmt(value: float | None, spec: str = ".3f") -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+def _print_tables(result, seconds: float) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    rules = result.rules
+    scoring = bool(rules.rank_points)
+    low = "/".join(rules.rank_points)
+    explain = (
+        f" won {low}: hands won at the last trick with a {low}; kept {low}: hands ending"
+        f" with a {low}, of those holding one at trick 1."
+        if scoring
+        else ""
+    )
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=(
+            f"spar bench: {rules.variant}, {rules.players} players, {result.deals:,} deals"
+            f" × {result.seating.rotations} rotations, seed {result.seed}"
+        ),
+        caption=f"mean {rules.payoff} per hand, 95% CI over deals ({seconds:.1f} s).{explain}",
+    )
+    table.add_column("agent", style="bold", no_wrap=True)
+    columns = ["seats", "mean payoff", "win", "pts/win"]
+    columns += [f"won {low}", f"kept {low}"] if scoring else []
+    for name in columns:
+        table.add_column(name, justify="right", no_wrap=True)
+    for a in result.agents:
+        cells = [
+            str(a.seats),
+            f"{a.mean_payoff:+.3f} ± {a.ci95:.3f}",
+            f"{a.win_share:.1%}",
+            _fmt(a.points_per_win, ".2f"),
+        ]
+        if scoring:
+            cells += [_fmt(a.low_card_wins, ".1%"), _fmt(a.low_card_kept, ".1%")]
+        table.add_row(a.spec, *cells)
+    console = Console()
+    if not console.is_terminal:  # a file or a pipe: no need to fold the table into 80 columns
+        console = Console(width=120)
+    console.print(table)
+    names = result.seating.agents
+    h2h = Table(
+        box=box.SIMPLE_HEAD,
+        title="head to head",
+        caption="net stake per hand that one seat of the column agent pays one of the row agent",
+    )
+    h2h.add_column("", style="bold")
+    for name in names:
+        h2h.add_column(name, justify="right", no_wrap=True)
+    for i, row in enumerate(names):
+        cells = [
+            ""
+            if i == j
+            else f"{result.head_to_head[i, j]:+.3f} ± {result.head_to_head_ci95[i, j]:.3f}"
+            for j in range(len(names))
+        ]
+        h2h.add_row(row, *cells)
+    console.print(h2h)
+
+
+def write_csv(result, path: Path) -> None:
+    """One row per agent, with the run's variant, players, deals and seed on each."""
+    rules = result.rules
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        for a in result.agents:
+            writer.writerow(
+                {
+                    "variant": rules.variant,
+                    "players": rules.players,
+                    "deals": result.deals,
+                    "seed": result.seed,
+                    "spec": a.spec,
+                    "seats": a.seats,
+                    "hands": a.hands,
+                    "mean_payoff": a.mean_payoff,
+                    "ci95_low": a.mean_payoff - a.ci95,
+                    "ci95_high": a.mean_payoff + a.ci95,
+                    "win_share": a.win_share,
+                    "points_per_win": "" if a.points_per_win is None else a.points_per_win,
+                    "low_card_wins": "" if a.low_card_wins is None else a.low_card_wins,
+                    "low_card_kept": "" if a.low_card_kept is None else a.low_card_kept,
+                }
+            )
+
+
+def plot_means(result, path: Path) -> None:
+    """A PNG chart: each agent's mean payoff per hand with its 95% interval."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rules = result.rules
+    agents = result.agents
+    means = np.array([a.mean_payoff for a in agents])
+    halves = np.nan_to_num(np.array([a.ci95 for a in agents]))
+    rows = np.arange(len(agents))[::-1]  # first agent on top
+    fig = Figure(figsize=(7.5, 1.6 + 0.7 * len(agents)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    colors = ["#2a7ab9" if m >= 0 else "#c8553d" for m in means]
+    ax.barh(rows, means, height=0.55, color=colors, alpha=0.85)
+    ax.errorbar(means, rows, xerr=halves, fmt="none", ecolor="black", capsize=6, lw=1.5)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(rows, [f"{a.spec}  ({a.seats} seat{'s' * (a.seats > 1)})" for a in agents])
+    ax.set_xlabel(f"mean payoff per hand ({rules.payoff}), with 95% confidence interval")
+    ax.set_title(
+        f"spar bench: {rules.variant}, {rules.players} players, "
+        f"{result.deals:,} deals × {result.seating.rotations} rotations, seed {result.seed}",
+        fontsize=10,
+    )
+    span = float(np.max(np.abs(means) + halves)) or 1.0
+    ax.set_xlim(-1.35 * span, 1.35 * span)
+    for row, m, h in zip(rows, means, halves, strict=True):
+        ax.annotate(
+            f"{m:+.3f} ± {h:.3f}",
+            (m + (h if m >= 0 else -h), row),
+            xytext=(6 if m >= 0 else -6, 9),
+            textcoords="offset points",
+            ha="left" if m >= 0 else "right",
+            fontsize=9,
+        )
+    ax.grid(axis="x", alpha=0.3)
+    fig.savefig(path, dpi=120)

@@ -1,0 +1,1 @@
+"""Training and evaluation: the duplicate-deal tournament (``spar bench``) and its statistics."""
