@@ -53,11 +53,11 @@ def main() -> None:
     hearts = openspiel_moves_per_second("hearts", args.seconds)
     state_mib = reset(rules, 65536, np.random.default_rng(0)).nbytes / 2**20
     figures = {
-        "spar_plays_per_second": round(ours.plays_per_second),
+        "spar_plays_per_second": round(ours.agent_steps_per_second),
         "spar_hands_per_second": round(ours.hands_per_second),
         "batch": args.batch,
         "openspiel_hearts_moves_per_second": round(hearts),
-        "ratio": round(ours.plays_per_second / hearts, 1),
+        "ratio": round(ours.agent_steps_per_second / hearts, 1),
         "state_mib_65536_games_4_players": round(state_mib, 1),
     }
     if args.json:

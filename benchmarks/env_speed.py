@@ -32,58 +32,20 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from spar_env.envs import ENV_ID, SelfPlay, register_envs
 from spar_env.envs.aec import env as spar_aec
 from spar_env.envs.aec import raw_env as spar_raw
+from spar_env.rules import make_rules
+from spar_env.speed import measure
 
 
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a ``[B, A]`` mask."""
-    return np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0).argmax(axis=1)
-
-
-def bench_vector(num_envs: int, variant: str, players: int, seconds: float) -> None:
-    register_envs()
-    envs = gym.make_vec(
-        ENV_ID,
-        num_envs=num_envs,
-        vectorization_mode="vector_entry_point",
-        variant=variant,
-        num_players=players,
-    )
-    rng = np.random.default_rng(0)
-    obs, info = envs.reset(seed=0)
-    for _ in range(5):  # warm up
-        obs, *_, info = envs.step(random_legal(info["action_mask"].astype(bool), rng))
-    table = envs._table
-    moves0, steps, start = table.moves, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        obs, reward, terminated, truncated, info = envs.step(
-            random_legal(info["action_mask"].astype(bool), rng)
-        )
-        steps += 1
-    elapsed = time.perf_counter() - start
+def bench_batched(mode: str, num_envs: int, variant: str, players: int, seconds: float) -> None:
+    """The vector env or the self-play API, through :func:`spar_env.speed.measure`."""
+    r = measure(mode, make_rules(variant, players=players), num_envs, seconds)
+    env_steps = f"{r.env_steps_per_second:>12,.0f} env steps/s   " if mode == "vector" else ""
     print(
-        f"vector   {variant} N={players} envs={num_envs}: "
-        f"{steps * num_envs / elapsed:>12,.0f} env steps/s   "
-        f"{(table.moves - moves0) / elapsed:>12,.0f} agent steps/s   "
-        f"({elapsed / steps * 1e3:.1f} ms per vector step)"
-    )
-
-
-def bench_selfplay(batch: int, variant: str, players: int, seconds: float) -> None:
-    games = SelfPlay(variant, num_players=players, batch_size=batch, seed=0)
-    rng = np.random.default_rng(0)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        _obs, mask = games.observation, games.action_mask  # read both, as a trainer would
-        games.step(random_legal(mask, rng))
-        steps += 1
-    elapsed = time.perf_counter() - start
-    print(
-        f"selfplay {variant} N={players} games={batch}: "
-        f"{steps * batch / elapsed:>12,.0f} agent steps/s   "
-        f"({elapsed / steps * 1e3:.1f} ms per batch step)"
+        f"{mode:8} {variant} N={players} envs={num_envs}: {env_steps}"
+        f"{r.agent_steps_per_second:>12,.0f} agent steps/s   "
+        f"({r.seconds / (r.env_steps / num_envs) * 1e3:.1f} ms per batch step)"
     )
 
 
@@ -190,10 +152,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved AEC rounds")
     args = parser.parse_args()
-    if args.only in (None, "vector"):
-        bench_vector(args.num_envs, args.variant, args.players, args.seconds)
-    if args.only in (None, "selfplay"):
-        bench_selfplay(args.num_envs, args.variant, args.players, args.seconds)
+    for mode in ("vector", "selfplay"):
+        if args.only in (None, mode):
+            bench_batched(mode, args.num_envs, args.variant, args.players, args.seconds)
     if args.only in (None, "aec"):
         bench_aec(args.variant, args.players, args.seconds / 2, args.rounds)
 

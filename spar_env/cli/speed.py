@@ -1,4 +1,9 @@
-"""``spar speed``: card plays and hands per second of the batch core under random legal play."""
+"""``spar speed``: agent steps and hands per second under random legal play.
+
+Modes: ``core`` (the batch core alone, the default), ``vector`` (the native
+Gymnasium vector env), ``selfplay`` (the self-play batch API) and ``aec`` (the
+PettingZoo AEC env, one game). See :mod:`spar_env.speed`.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +11,25 @@ import argparse
 import json
 
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
-from spar_env.speed import measure_core
+from spar_env.speed import MODES, measure
 
-DEFAULT_BATCHES = (1, 64, 1024, 8192)
+DEFAULT_BATCHES = {"core": [1, 64, 1024, 8192], "vector": [4096], "selfplay": [4096], "aec": [1]}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "speed",
-        help="measure the core's card plays and hands per second",
-        description="Random legal play through the batch core, dealing and scoring included.",
+        help="measure agent steps and hands per second under random legal play",
+        description=__doc__.split("\n\n", 1)[1],
     )
     add_rules_arguments(p)
+    p.add_argument("--mode", choices=MODES, default="core", help="what to measure (default: core)")
     p.add_argument(
         "--batch",
         type=int,
         nargs="+",
-        default=list(DEFAULT_BATCHES),
-        help="batch sizes to measure (default: 1 64 1024 8192)",
+        default=None,
+        help="batch sizes (default: 1 64 1024 8192 for core, 4096 for vector/selfplay)",
     )
     p.add_argument("--seconds", type=float, default=2.0, help="time per batch size (default: 2)")
     p.add_argument("--seed", type=int, default=0)
@@ -36,21 +42,27 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     rules = rules_from_args(args)
-    if any(b < 1 for b in args.batch):
-        raise ValueError(f"batch sizes must be positive; got {args.batch}")
+    batches = args.batch or DEFAULT_BATCHES[args.mode]
     console = Console(stderr=True)
     results = []
-    for batch in args.batch:
-        with console.status(f"{rules.variant}, {rules.players} players, batch {batch} ..."):
-            results.append(measure_core(rules, batch, args.seconds, args.seed))
+    for batch in batches:
+        with console.status(
+            f"{args.mode}: {rules.variant}, {rules.players} players, batch {batch}"
+        ):
+            results.append(measure(args.mode, rules, batch, args.seconds, args.seed))
     if args.json:
         for r in results:
             print(json.dumps(r.to_dict()))
         return 0
-    table = Table(title=f"spar speed: {rules.variant}, {rules.players} players, random legal play")
-    for col in ("batch", "card plays/s", "hands/s"):
+    steps = "card plays/s" if args.mode == "core" else "agent steps/s"
+    table = Table(title=f"spar speed ({args.mode}): {rules.variant}, {rules.players} players")
+    columns = ["batch", steps] + (["env steps/s"] if args.mode == "vector" else []) + ["hands/s"]
+    for col in columns:
         table.add_column(col, justify="right")
     for r in results:
-        table.add_row(f"{r.batch:,}", f"{r.plays_per_second:,.0f}", f"{r.hands_per_second:,.0f}")
+        row = [f"{r.batch:,}", f"{r.agent_steps_per_second:,.0f}"]
+        if args.mode == "vector":
+            row.append(f"{r.env_steps_per_second:,.0f}")
+        table.add_row(*row, f"{r.hands_per_second:,.0f}")
     Console().print(table)
     return 0
