@@ -112,25 +112,30 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
     suit = t.card_suit[a]
     pos = state.pos[games]
     lead = pos == 0
-    if every(lead):  # batches usually move in step: skip the blend
-        led = suit
-    elif not some(lead):
-        led = state.led_suit[games]
-    else:
-        led = np.where(lead, suit, state.led_suit[games])
-    follows = suit == led
-    # One key orders the cards of a trick: off-suit cards score 0 and never win.
-    key = follows * (t.card_key[a] + seat)
-    # Note: with a slice of games, state.best[games] is a view; read it before writing.
+    # Note: with a slice of games, state arrays indexed by it are views: read before writing.
     old_best = state.best[games]
+    if every(lead):  # batches usually move in step: skip the blends
+        follows = np.True_
+        key = t.card_key[a] + seat
+        best = key
+        state.led_suit[games] = suit
+    else:
+        led = state.led_suit[games]
+        if some(lead):
+            led = np.where(lead, suit, led)
+            state.led_suit[games] = led
+        follows = suit == led
+        # One key orders the cards of a trick: off-suit cards score 0 and never win.
+        key = follows * (t.card_key[a] + seat)
+        best = np.maximum(old_best, key)
     if rules.face_down != "none":
         down = ~follows if rules.face_down == "off_suit" else key <= old_best
         state.played_down.reshape(-1)[flat] |= bit * down
         state.down_count.reshape(-1)[flat] += down
-    state.best[games] = np.maximum(old_best, key)
-    state.led_suit[games] = led
+    state.best[games] = best
     pos += 1
-    state.pos[games] = pos
+    if not isinstance(games, slice):  # a slice's pos is a view, already updated
+        state.pos[games] = pos
 
     if t.sit_out:  # tie-break hands may leave seats out
         active = state.active[games]
@@ -141,12 +146,12 @@ def _play(state: State, games: slice | np.ndarray, a: np.ndarray) -> None:
         next_seat = t.next_seat[seat]
     state.current_player[games] = next_seat
     done = pos == n_in
-    if some(done):
-        _end_trick(state, _subset(games, done, state.batch_size))
-    _set_legal(state, games)
+    hand_over = some(done) and _end_trick(state, _subset(games, done, state.batch_size))
+    _set_legal(state, games, hand_over)
 
 
-def _end_trick(state: State, games: slice | np.ndarray) -> None:
+def _end_trick(state: State, games: slice | np.ndarray) -> bool:
+    """Close the tricks just completed in ``games``; return whether a hand ended."""
     t = state.tables
     h, b = t.hand_size, state.batch_size
     rows = np.arange(b)[games]
@@ -168,14 +173,21 @@ def _end_trick(state: State, games: slice | np.ndarray) -> None:
         state.trick_start_down[games] = state.played_down[games]
     reveal_if_due(state, games)
     over = trick == h
-    if some(over):
-        end_hand(state, _subset(games, over, b))
+    if not some(over):
+        return False
+    end_hand(state, _subset(games, over, b))
+    return True
 
 
-def _set_legal(state: State, games: slice | np.ndarray) -> None:
-    """Follow suit if you can, else any card. A finished hand's seats hold nothing: no actions."""
+def _set_legal(state: State, games: slice | np.ndarray, hand_over: bool = True) -> None:
+    """Follow suit if you can, else any card. A finished hand's seats hold nothing: no actions.
+
+    ``hand_over``: some of ``games`` may have ended their hand (current player -1).
+    """
     t = state.tables
-    seat = np.maximum(state.current_player[games], 0)
+    seat = state.current_player[games]
+    if hand_over:
+        seat = np.maximum(seat, 0)
     hand = state.hands.reshape(-1)[state.row_base[games] + seat]
     follow = hand & t.suit_bits[state.led_suit[games]]
     state.legal[games] = follow | hand * (follow == 0)
