@@ -16,16 +16,14 @@ not change when hidden cards do).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from spar_env.core import State, unpack
-from spar_env.history import History
-from spar_env.observe import encode
-from spar_env.rules import Ruleset
+from spar_env.situation import Situation
+
+__all__ = ["Agent", "Decision", "Situation"]
 
 
 @dataclass(frozen=True)
@@ -34,43 +32,6 @@ class Decision:
 
     actions: np.ndarray  # int64 [G] one legal action per decision
     probs: np.ndarray | None = None  # float32 [G, num_actions] where the agent has them
-
-
-@dataclass(eq=False)
-class Situation:
-    """``G`` decisions: in game ``games[i]`` of the batch, seat ``seats[i]`` is to move."""
-
-    state: State
-    history: History
-    games: np.ndarray  # int64 [G] indices into the batch
-    seats: np.ndarray = field(init=False)  # int64 [G] seat to move in each
-
-    def __post_init__(self) -> None:
-        self.games = np.asarray(self.games, dtype=np.int64)
-        self.seats = self.state.current_player[self.games]
-
-    @property
-    def rules(self) -> Ruleset:
-        return self.state.tables.rules
-
-    @property
-    def size(self) -> int:
-        return int(self.games.shape[0])
-
-    @cached_property
-    def legal(self) -> np.ndarray:
-        """``uint64 [G]`` legal actions as bit sets."""
-        return self.state.legal[self.games]
-
-    @cached_property
-    def mask(self) -> np.ndarray:
-        """``bool [G, num_actions]`` legal actions."""
-        return unpack(self.legal, self.rules.num_actions)
-
-    @cached_property
-    def obs(self) -> np.ndarray:
-        """``uint8 [G, D]`` each deciding seat's observation."""
-        return encode(self.state, self.seats, self.games)
 
 
 @runtime_checkable

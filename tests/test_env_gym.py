@@ -119,8 +119,8 @@ def test_callable_opponents_get_batches_and_their_actions_are_played():
 
 
 def test_opponent_specs_are_checked():
-    with pytest.raises(ValueError, match="unknown agent spec 'heuristic'"):
-        SparEnv("spar", opponents="heuristic")
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster'"):
+        SparEnv("spar", opponents="grandmaster")
     with pytest.raises(ValueError, match="3 specs"):
         SparEnv("spar", opponents=["random", "random"])
     with pytest.raises(ValueError, match="seat must be a seat 0..3"):

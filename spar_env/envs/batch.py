@@ -16,6 +16,7 @@ import numpy as np
 
 from spar_env import core
 from spar_env.core import State
+from spar_env.history import History
 from spar_env.observe import ObservationLayout, layout_for, max_hand_points
 from spar_env.rules import Ruleset, make_rules
 
@@ -50,7 +51,13 @@ class GameBatch:
     """
 
     def __init__(
-        self, rules: Ruleset, batch: int, rng: np.random.Generator, episode: str = "hand"
+        self,
+        rules: Ruleset,
+        batch: int,
+        rng: np.random.Generator,
+        episode: str = "hand",
+        *,
+        track_history: bool = False,
     ) -> None:
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {', '.join(EPISODES)}; got {episode!r}")
@@ -65,6 +72,8 @@ class GameBatch:
         self.layout: ObservationLayout = layout_for(rules)
         self.state: State = core.reset(rules, batch, rng)
         self.rows = np.arange(batch)
+        # The plays of each hand, for agents that reason about them (agent opponents).
+        self.history: History | None = History(self.state) if track_history else None
 
     @property
     def batch_size(self) -> int:
@@ -77,6 +86,8 @@ class GameBatch:
     def restart(self, games: np.ndarray | slice = slice(None)) -> None:
         """Start new episodes (new sessions, scores cleared) in ``games``."""
         core.start_sessions(self.state, games, self.rng)
+        if self.history is not None:
+            self.history.clear(games)
 
     def step(
         self, actions: np.ndarray, games: np.ndarray | None = None, *, check: bool = True
@@ -95,11 +106,17 @@ class GameBatch:
         """
         state = self.state
         before = state.terminated.copy()
+        if self.history is not None:
+            self.history.record(state, actions, games)
         rewards = core.step(state, actions, moving=games, check=check).copy()
+        if self.history is not None:
+            self.history.settle(state)
         if self.episode == "session":
             ended = state.terminated & ~before & ~state.session_over
             if ended.any():
                 core.next_hand(state, np.flatnonzero(ended), self.rng)
+                if self.history is not None:
+                    self.history.clear(np.flatnonzero(ended))
         return rewards
 
     def masks(self, games: np.ndarray | None = None) -> np.ndarray:

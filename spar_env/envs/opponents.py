@@ -5,19 +5,23 @@ A policy is called on a batch: ``policy(obs, mask, rng) -> actions`` with
 and an ``np.random.Generator``; it returns ``int [G]`` legal actions. The
 single-agent env calls it with ``G = 1``.
 
-An opponent is given as a spec string or as such a callable. Only ``"random"``
-is known for now; :func:`resolve_policy` is the one place where a registry of
-agent specs (``"heuristic"``, ``"pimc:worlds=32"``, ...) will plug in.
+An opponent is given as a spec string, such a callable, or an agent (an
+object with ``act(situation, rng) -> Decision``, see :mod:`agents.base`), which
+decides from a :class:`~spar_env.situation.Situation`. ``"random"`` is built
+in; any other spec (``"heuristic"``, ``"pimc:worlds=32"``, ...) is built by the
+agent registry, :func:`agents.make_agent`: the one place where the env layer
+reaches up to the agents, and only when such a spec is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from spar_env.core import random_member
+from spar_env.rules import Ruleset
 
 
 @runtime_checkable
@@ -51,36 +55,45 @@ class RandomPolicy:
         return "RandomPolicy()"
 
 
-PolicySpec = str | Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+PolicySpec = str | Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray] | Any
 
 
-def resolve_policy(spec: PolicySpec) -> Policy:
-    """A policy from a spec string (``"random"``) or a callable (returned as is).
+def is_agent(policy: object) -> bool:
+    """An agent decides from situations (``act``), not from observations and masks."""
+    return callable(getattr(policy, "act", None))
+
+
+def resolve_policy(spec: PolicySpec, rules: Ruleset) -> Policy | Any:
+    """A policy or agent from a spec string, a callable or an agent (returned as is).
 
     Raises:
         ValueError: for an unknown spec, naming it and the known ones.
     """
-    if callable(spec):
-        return spec  # type: ignore[return-value]
+    if is_agent(spec) or callable(spec):
+        return spec
     if spec == "random":
         return RandomPolicy()
-    raise ValueError(f"unknown agent spec {spec!r}; known specs: 'random' (or pass a callable)")
+    if not isinstance(spec, str):
+        raise ValueError(f"an opponent is a spec string, a callable or an agent; got {spec!r}")
+    from agents import make_agent  # the agent registry (see the module docstring)
+
+    return make_agent(spec, rules)
 
 
 def resolve_opponents(
-    opponents: PolicySpec | Sequence[PolicySpec], num_players: int
-) -> list[Policy]:
+    opponents: PolicySpec | Sequence[PolicySpec], rules: Ruleset
+) -> list[Policy | Any]:
     """One policy per seat after the learner's, in order of play (``N - 1`` of them).
 
     ``opponents`` is one spec for every other seat, or a sequence of ``N - 1``.
     """
-    if isinstance(opponents, str) or callable(opponents):
-        policy = resolve_policy(opponents)
-        return [policy] * (num_players - 1)
+    n = rules.players
+    if isinstance(opponents, str) or callable(opponents) or is_agent(opponents):
+        policy = resolve_policy(opponents, rules)
+        return [policy] * (n - 1)
     specs = list(opponents)
-    if len(specs) != num_players - 1:
+    if len(specs) != n - 1:
         raise ValueError(
-            f"opponents must be one spec or {num_players - 1} specs (one per other seat); "
-            f"got {len(specs)}"
+            f"opponents must be one spec or {n - 1} specs (one per other seat); got {len(specs)}"
         )
-    return [resolve_policy(s) for s in specs]
+    return [resolve_policy(s, rules) for s in specs]

@@ -12,8 +12,10 @@ Reward             the learner's zero-sum payoff when a hand ends, else 0
 Episode            one hand (``episode="hand"``, default) or a whole session
                    (``episode="session"``: to the ruleset's ``end``, with a
                    reward per hand)
-Opponents          ``"random"`` (default), a callable
-                   ``policy(obs [G, D], mask [G, A], rng) -> actions [G]``,
+Opponents          ``"random"`` (default), any agent spec of the registry
+                   (``"heuristic"``, ``"pimc:worlds=16"``, ...), an agent
+                   object, or a callable
+                   ``policy(obs [G, D], mask [G, A], rng) -> actions [G]``;
                    or a list of ``N - 1`` of them, for the seats after the
                    learner's in order of play
 Seat               ``seat=None`` (default): a random seat each episode

@@ -18,9 +18,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from spar_env.envs.batch import GameBatch, default_illegal_reward
-from spar_env.envs.opponents import Policy, PolicySpec, RandomPolicy, resolve_opponents
+from spar_env.envs.opponents import (
+    Policy,
+    PolicySpec,
+    RandomPolicy,
+    is_agent,
+    resolve_opponents,
+)
 from spar_env.observe import Encoder
 from spar_env.rules import Ruleset
+from spar_env.situation import Situation
 
 
 class LearnerTable:
@@ -65,10 +72,12 @@ class LearnerTable:
         self.moves = 0  # actions played so far, the learner's and the opponents' (for benchmarks)
         if seat is not None and not (isinstance(seat, int | np.integer) and 0 <= seat < n):
             raise ValueError(f"seat must be a seat 0..{n - 1} or None (random); got {seat!r}")
-        self.games = GameBatch(rules, batch, rng, episode)
+        policies = resolve_opponents(opponents, rules)
+        self.games = GameBatch(
+            rules, batch, rng, episode, track_history=any(is_agent(p) for p in policies)
+        )
         self.seat = seat
         self.learner = np.zeros(batch, dtype=np.int64)
-        policies = resolve_opponents(opponents, n)
         # Group the seats after the learner's (1..N-1 in order of play) by policy.
         groups: dict[int, tuple[Policy, list[int]]] = {}
         for k, policy in enumerate(policies, start=1):
@@ -172,6 +181,9 @@ class LearnerTable:
         state = self.state
         if isinstance(policy, RandomPolicy):
             return policy.act_on_legal_bits(state.legal[games], self.rng)
+        if is_agent(policy):
+            situation = Situation(state, self.games.history, games)
+            return np.asarray(policy.act(situation, self.rng).actions, dtype=np.int64)
         obs = self._opponent_encoder.encode(state, state.current_player[games], games)
         mask = self.games.masks(games)
         return np.asarray(policy(obs, mask, self.rng), dtype=np.int64).reshape(games.shape[0])
