@@ -26,3 +26,10 @@ def _low(rules: Ruleset) -> RankAgent:
 @register("heuristic")
 def _heuristic(rules: Ruleset, exchange: bool = True) -> HeuristicAgent:
     return HeuristicAgent(rules, exchange)
+
+
+@register("pimc")
+def _pimc(rules: Ruleset, worlds: int = 32, seed: int = 0, time_limit: float | None = None):
+    from agents.pimc import PimcAgent  # imported on use: it compiles its search with Numba
+
+    return PimcAgent(rules, worlds=worlds, seed=seed, time_limit=time_limit)

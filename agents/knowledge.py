@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Situation
-from spar_env.core import tables_for
+from spar_env.core import EXCHANGE, tables_for
 from spar_env.core.bits import popcount
 from spar_env.core.tables import nth_after, seats_in
 
@@ -127,4 +127,36 @@ def trick_view(situation: Situation) -> TrickView:
         best_card=state.best_card[g],
         best_seat=state.best_seat[g],
         to_play=to_play,
+    )
+
+
+@dataclass(frozen=True)
+class PublicPlays:
+    """The hand so far as the deciding seat saw it (for search agents that sample hidden cards)."""
+
+    cards: np.ndarray  # int64 [G, P] card of each play; -1 for another seat's face-down card
+    seats: np.ndarray  # int64 [G, P] seat that made each play
+    down: np.ndarray  # bool [G, P] the play lay face down
+    count: np.ndarray  # int64 [G] plays so far
+    leader: np.ndarray  # int64 [G] seat that leads (or led) the trick in progress
+    exchanged: np.ndarray  # bool [G, N] seat exchanged its hand (public)
+    exchange_phase: np.ndarray  # bool [G] exchange decisions are still being taken
+
+
+def public_plays(situation: Situation) -> PublicPlays:
+    """The plays of each decision's hand, hiding the faces of other seats' face-down cards."""
+    state, g, seats = situation.state, situation.games, situation.seats
+    history = situation.history
+    played_by = history.seats[g].astype(np.int64)
+    down = history.down[g].copy()
+    hidden = down & (played_by != seats[:, None])
+    cards = np.where(hidden, -1, history.cards[g].astype(np.int64))
+    return PublicPlays(
+        cards=cards,
+        seats=played_by,
+        down=down,
+        count=history.count[g].copy(),
+        leader=state.leader[g].copy(),
+        exchanged=state.exchanged[g].copy(),
+        exchange_phase=state.phase[g] == EXCHANGE,
     )
