@@ -60,6 +60,18 @@ def _count(x):
     return k
 
 
+@njit(cache=True, inline="always")
+def _same_as(card, prev, suit_of, pts, alive):
+    """``card`` plays like ``prev`` (searched just before): same suit and points, and no
+    card still in play lies between them, so the search needs only one of the two."""
+    return (
+        prev >= 0
+        and suit_of[card] == suit_of[prev]
+        and pts[card] == pts[prev]
+        and (alive & ((_ONE << np.uint64(card)) - (np.uint64(2) << np.uint64(prev)))) == 0
+    )
+
+
 @njit(cache=True)
 def _find(keys, vals, hands, n, tag):
     """Slot of (hands, tag) in the table: its own, or the empty slot where it would go."""
@@ -212,12 +224,7 @@ def _search(
         while x:
             d = _low(x)
             x ^= _ONE << np.uint64(d)
-            if (
-                prev >= 0
-                and suit_of[d] == suit_of[prev]
-                and pts[d] == pts[prev]
-                and (alive & ((_ONE << np.uint64(d)) - (np.uint64(2) << np.uint64(prev)))) == 0
-            ):
+            if _same_as(d, prev, suit_of, pts, alive):
                 prev = d  # equivalent to the card just searched
                 continue
             c = d
@@ -314,12 +321,7 @@ def solve_worlds(
         while x:
             c = _low(x)
             x ^= _ONE << np.uint64(c)
-            if (
-                prev >= 0
-                and suit_of[c] == suit_of[prev]
-                and pts[c] == pts[prev]
-                and (alive & ((_ONE << np.uint64(c)) - (np.uint64(2) << np.uint64(prev)))) == 0
-            ):
+            if _same_as(c, prev, suit_of, pts, alive):
                 out[w, c] = out[w, prev]
                 prev = c
                 continue

@@ -221,3 +221,15 @@ def final_disagreements(state: State, g: int, ref: RefHand, rewards: np.ndarray)
         for what, (core, want) in checks.items()
         if core != want
     ]
+
+
+def with_stock_options(variant: str, **options: object) -> Ruleset:
+    """``variant`` with the weak-hand exchange and the stock reveal on, at the most players
+    (4, 3 or 2) whose deal leaves a stock, plus ``options``."""
+    from spar_env.rules import make_rules
+
+    base = make_rules(variant)
+    players = next(n for n in (4, 3, 2) if n * base.hand_size < base.deck_size)
+    return make_rules(
+        variant, players=players, weak_hand_exchange=True, reveal_stock_bottom=True, **options
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_against_reference, play_random_hands, rulesets
+from conftest import check_against_reference, play_random_hands, rulesets, with_stock_options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,16 +53,7 @@ def test_thousands_of_hands_per_preset(variant: str) -> None:
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 @pytest.mark.parametrize("face_down", ["off_suit", "non_winning"])
 def test_options_on_per_preset(variant: str, face_down: str) -> None:
-    base = make_rules(variant)
-    players = next(n for n in (4, 3, 2) if n * base.hand_size < base.deck_size)
-    rules = make_rules(
-        variant,
-        players=players,
-        weak_hand_exchange=True,
-        reveal_stock_bottom=True,
-        face_down=face_down,
-        payoff="points",
-    )
+    rules = with_stock_options(variant, face_down=face_down, payoff="points")
     rng = np.random.default_rng(len(variant) * 7 + len(face_down))
     assert check_against_reference(play_random_hands(rules, 256, rng)) == 256
 

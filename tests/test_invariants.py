@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import play_out
+from conftest import play_out, with_stock_options
 
 from spar_env.core import reset
 from spar_env.core.state import State
@@ -134,17 +134,9 @@ VARIANTS = sorted(PRESETS)
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("options", ["preset", "exchange+reveal+points"])
 def test_invariants_hold_over_random_hands(variant: str, options: str) -> None:
-    base = make_rules(variant)
-    rules = base
-    if options != "preset":
-        players = next(n for n in (4, 3, 2) if n * base.hand_size < base.deck_size)
-        rules = make_rules(
-            variant,
-            players=players,
-            weak_hand_exchange=True,
-            reveal_stock_bottom=True,
-            payoff="points",
-        )
+    rules = (
+        make_rules(variant) if options == "preset" else with_stock_options(variant, payoff="points")
+    )
     rng = np.random.default_rng(len(variant) + 100 * len(options))
     checker = InvariantChecker(rules)
     for _ in range(2):
