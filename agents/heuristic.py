@@ -86,7 +86,9 @@ class HeuristicAgent:
         rules = self.rules
         if rules.weak_hand_exchange:  # KEEP or EXCHANGE: see the module docstring
             choosing = (legal >> np.uint64(rules.keep_action)) & np.uint64(1) == 1
-            actions[choosing] = rules.exchange_action if self.exchange else rules.keep_action
+            may_swap = (legal >> np.uint64(rules.exchange_action)) & np.uint64(1) == 1
+            swap = choosing & may_swap & self.exchange
+            actions[choosing] = np.where(swap[choosing], rules.exchange_action, rules.keep_action)
         playing = ~choosing & (popcount(legal) > 1)
         if playing.any():
             sub = Situation(situation.state, situation.history, situation.games[playing])

@@ -19,8 +19,8 @@ of another seat, the hand another seat gave up in the exchange, or the stock
   hands the exchange lets go. Its present cards came from the stock.
 
 The revealed stock card, one's own cards and every face-up card are seen, so
-they are not unseen. Whether a seat that kept its hand had been asked (a weak
-hand) is not recorded in the views; it is not used.
+they are not unseen. A seat that kept its hand gives nothing away: every seat
+is asked in turn, strong or weak, so keeping puts no rule on its hand.
 
 **Distribution.** :func:`sample_worlds` draws worlds uniformly among the
 consistent ones (every consistent world equally likely, up to floating-point

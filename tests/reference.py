@@ -102,7 +102,7 @@ class RefHand:
         if rules.weak_hand_exchange:
             self.phase = EXCHANGING
             self.exchange_queue = self.seats_from(self.leader)
-            self._ask_next_weak_seat()
+            self._ask_next_seat()
         else:
             self._start_play()
 
@@ -164,7 +164,10 @@ class RefHand:
         if self.phase == OVER:
             return []
         if self.phase == EXCHANGING:
-            return sorted([self.rules.keep_action, self.rules.exchange_action])
+            # Every seat is asked; only a weak hand may exchange it.
+            if self._is_weak(self.current_player):
+                return sorted([self.rules.keep_action, self.rules.exchange_action])
+            return [self.rules.keep_action]
         hand = self.hands[self.current_player]
         # 3. "Each seat in turn must play a card of the led suit if it holds one.
         #    If it holds none, it may play any card."
@@ -198,13 +201,11 @@ class RefHand:
     def _is_weak(self, seat: int) -> bool:
         return not any(self.rank(card) in STRONG_RANKS for card in self.hands[seat])
 
-    def _ask_next_weak_seat(self) -> None:
-        """Ask the next seat (in turn from the leader) that is weak while H cards remain."""
-        while self.exchange_queue:
-            seat = self.exchange_queue.pop(0)
-            if self._is_weak(seat) and len(self.stock) >= self.hand_size:
-                self.current_player = seat
-                return
+    def _ask_next_seat(self) -> None:
+        """Ask the next seat (in turn from the leader), strong or weak, while H cards remain."""
+        if self.exchange_queue and len(self.stock) >= self.hand_size:
+            self.current_player = self.exchange_queue.pop(0)
+            return
         self._start_play()
 
     def _decide_exchange(self, action: int) -> None:
@@ -215,7 +216,7 @@ class RefHand:
             self.set_aside[seat] = self.hands[seat]
             self.hands[seat] = self.stock[: self.hand_size]
             self.stock = self.stock[self.hand_size :]
-        self._ask_next_weak_seat()
+        self._ask_next_seat()
 
     # ----- tricks ----------------------------------------------------------------
     def _start_play(self) -> None:

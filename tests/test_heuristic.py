@@ -106,12 +106,14 @@ def test_forced_play_is_the_only_legal_card() -> None:
 def test_weak_hands_are_exchanged_unless_told_not_to(exchange: bool, choice: str) -> None:
     rules = make_rules("spar", weak_hand_exchange=True)
     state = reset(rules, 512, np.random.default_rng(4))
-    asked = np.flatnonzero(state.phase == EXCHANGE)
-    assert asked.size > 0
+    asked = np.flatnonzero(state.phase == EXCHANGE)  # every seat is asked, strong or weak
+    weak = (state.legal[asked] >> np.uint64(rules.exchange_action)) & np.uint64(1) == 1
+    assert weak.any() and not weak.all()
     agent = make_agent(f"heuristic:exchange={str(exchange).lower()}", rules)
     actions = agent.act(Situation(state, History(state), asked), np.random.default_rng(0)).actions
     expected = rules.exchange_action if choice == "exchange" else rules.keep_action
-    assert (actions == expected).all()
+    assert (actions[weak] == expected).all()
+    assert (actions[~weak] == rules.keep_action).all()  # a strong hand may only keep
 
 
 def script(rules: Ruleset, hands: list[list[str]], dealer: int, plays: list[str]):

@@ -378,7 +378,13 @@ def test_weak_hand_exchange() -> None:
     table.play("0:EXCHANGE")  # seat 0 takes AC AD AH KD KH from the top of the stock
     assert names(rules, bits(table.state.hands[0, 0])) == {"AC", "AD", "AH", "KD", "KH"}
     assert names(rules, bits(table.state.discarded[0, 0])) == set(hands[0].split())
-    table.play("2:KEEP")  # seat 2 is asked next, keeps; play starts with seat 0
+    # Seat 1 holds a K: it is asked all the same (so nobody learns that it is strong),
+    # and may only keep.
+    assert int(table.state.current_player[0]) == 1
+    assert bits(table.state.legal[0]) == {rules.keep_action}
+    assert table.ref.legal_actions() == [rules.keep_action]
+    table.play("1:KEEP")
+    table.play("2:KEEP")  # seat 2 is weak and keeps; play starts with seat 0
     assert table.state.exchanged[0].tolist() == [True, False, False]
     assert int(table.state.stock_top[0]) == 15 + 5
     table.play("0:AC 1:KC 2:8C | 0:AD 1:9D 2:6D | 0:AH 1:8H 2:9H")
@@ -391,7 +397,7 @@ def test_nothing_is_played_during_the_exchange() -> None:
     """Before trick 1 no card has been played: nothing face up, no card in the trick."""
     rules = make_rules("spar", players=3, weak_hand_exchange=True)
     table = deal(rules, EXCHANGE_HANDS, dealer=2, stock=EXCHANGE_STOCK)
-    for move in ("0:EXCHANGE", "2:KEEP"):
+    for move in ("0:EXCHANGE", "1:KEEP", "2:KEEP"):
         assert table.state.played_up[0].tolist() == [0, 0, 0], f"before {move}"
         assert table.state.trick_cards[0].tolist() == [-1, -1, -1], f"before {move}"
         table.play(move)
@@ -401,7 +407,7 @@ def test_nothing_is_played_during_the_exchange() -> None:
 
 def test_exchange_only_while_the_stock_holds_a_hand() -> None:
     # Six players of five cards leave five in the stock: one exchange empties it,
-    # so the next weak seat has no choice and is not asked.
+    # so nobody after it is asked, weak or not (the stock is public).
     rules = make_rules("spar", players=6, weak_hand_exchange=True)
     hands = [
         "6C 7C 8C 6D 7D",  # seat 0: weak
@@ -447,6 +453,8 @@ def test_reveal_after_exchange_shows_the_same_bottom_card() -> None:
     assert int(table.state.revealed[0]) == -1
     bottom = int(table.state.deck[0, -1])
     table.play("0:EXCHANGE")
+    assert int(table.state.revealed[0]) == -1  # seat 1 (strong) is still to be asked
+    table.play("1:KEEP")
     assert int(table.state.revealed[0]) == bottom == table.ref.revealed
 
 
@@ -469,6 +477,12 @@ def test_illegal_actions_raise_value_error_naming_the_card() -> None:
 def test_keep_is_illegal_outside_the_exchange() -> None:
     rules = make_rules("spar", players=2, weak_hand_exchange=True)
     table = deal(rules, ["AC AD AH KS QS", "KC KD KH JS 10S"], dealer=1)  # nobody is weak
+    for seat in (0, 1):  # both are asked, and may only keep
+        with pytest.raises(ValueError, match="EXCHANGE"):
+            step(table.state, np.array([rules.exchange_action]))
+        with pytest.raises(ValueError, match="EXCHANGE"):
+            table.ref.apply(rules.exchange_action)
+        table.play(f"{seat}:KEEP")
     with pytest.raises(ValueError, match="KEEP"):
         step(table.state, np.array([rules.keep_action]))
     with pytest.raises(ValueError, match="KEEP"):

@@ -1,10 +1,13 @@
 """The weak-hand exchange: decisions taken after the deal and before trick 1.
 
-Seats are asked in turn from the leader. A seat is asked only if its hand is
-weak (none of 10, J, Q, K, A) and the stock still holds a whole hand: a seat
-with nothing to choose is not asked. Its action is ``KEEP`` or ``EXCHANGE``
-(``rules.keep_action`` / ``rules.exchange_action``); an exchange sets the
-hand aside face down and takes H cards from the top of the stock.
+Every seat is asked in turn from the leader, while the stock still holds a
+whole hand. A weak hand (none of 10, J, Q, K, A) may ``KEEP`` or
+``EXCHANGE`` (``rules.keep_action`` / ``rules.exchange_action``); a strong
+hand may only keep. Asking every seat, strong or weak, is what keeps the turn
+order from telling the table whose hand is weak: only an exchange is public.
+An exchange sets the hand aside face down and takes H cards from the top of
+the stock. Once the stock holds less than a hand (a public fact), nobody is
+asked any more.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from spar_env.core.tables import nth_after, seats_in
 
 
 def advance(state: State, games: np.ndarray) -> None:
-    """Move ``games`` (in the exchange phase) to the next seat that has a choice, or to play."""
+    """Move ``games`` (in the exchange phase) to the next seat to ask, or to play."""
     t = state.tables
-    n, h = t.num_players, t.hand_size
+    h = t.hand_size
     games = games[state.phase[games] == EXCHANGE]
     if games.size == 0:
         return
@@ -28,21 +31,13 @@ def advance(state: State, games: np.ndarray) -> None:
     turn = state.exchange_turn[games]
     room = deck_size - state.stock_top[games] >= h
     n_in = seats_in(active)
-    found = np.zeros(games.size, dtype=bool)
-    seat = np.full(games.size, -1, dtype=np.int64)
-    for k in range(n):
-        cand = nth_after(t, active, dealer, k)
-        hand = state.hands[games, np.maximum(cand, 0)]
-        weak = (hand & t.high_bits) == 0
-        take = ~found & (k >= turn) & (k < n_in) & weak & room
-        seat = np.where(take, cand, seat)
-        turn = np.where(take, k, turn)
-        found |= take
-    state.exchange_turn[games] = turn
+    found = room & (turn < n_in)
     asked, done = games[found], games[~found]
-    state.current_player[asked] = seat[found]
-    keep_or_swap = t.card_bit[t.rules.keep_action] | t.card_bit[t.rules.exchange_action]
-    state.legal[asked] = keep_or_swap
+    seat = nth_after(t, active[found], dealer[found], turn[found])
+    state.current_player[asked] = seat
+    weak = (state.hands[asked, seat] & t.high_bits) == 0
+    keep = t.card_bit[t.rules.keep_action]
+    state.legal[asked] = keep | t.card_bit[t.rules.exchange_action] * weak
     if done.size:
         state.phase[done] = PLAY
         leaders = state.leader[done]

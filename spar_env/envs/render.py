@@ -101,7 +101,11 @@ def render_table(state: State, game: int = 0, view: int | None = None) -> str:
     ]
     lines += [_seat_line(state, game, seat, view) for seat in range(n)]
     if not over and state.phase[game] == EXCHANGE:
-        lines.append(f"exchange: seat {int(state.current_player[game])} may keep or exchange")
+        # Every seat is asked, so this line tells nobody whose hand is weak.
+        lines.append(
+            f"exchange: seat {int(state.current_player[game])} to keep its hand or, "
+            "if it holds no 10 or better, exchange it"
+        )
     elif not over:
         lines.append(_trick_line(state, game, view))
     if state.revealed[game] >= 0:

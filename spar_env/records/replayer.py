@@ -148,6 +148,10 @@ class _Batch:
         state, rules, h = self.state, self.rules, self.rules.hand_size
         seats = state.current_player[games]
         swap = self.wants[games, seats]
+        allowed = state.legal[games] >> np.uint64(rules.exchange_action) & _ONE == 1
+        for i in np.flatnonzero(swap & ~allowed):  # a strong hand: only KEEP is legal
+            self.fail(int(games[i]), self._why_no_exchange(int(games[i]), int(seats[i])))
+        swap &= allowed
         actions[games] = np.where(swap, rules.exchange_action, rules.keep_action)
         positions = np.minimum(state.stock_top[games, None] + np.arange(h), state.deck.shape[1] - 1)
         top = state.deck[games[:, None], positions]
