@@ -13,13 +13,18 @@ the format of RULES.md, "Game records"::
      "result": {"winner": 2, "points": 1, "payoffs": [-1, -1, 2]}}
 
 Every hand is the first hand of a fresh session, so its dealer is
-``rules.first_dealer`` or drawn from the generator. Everything is determined
-by the generator's state, the policy and the batch size.
+``rules.first_dealer`` or drawn from the generator. Hands are dealt and played
+in blocks of :data:`BLOCK`, block ``j`` drawing everything from its own
+generator ``default_rng([root, j])`` (``root`` is one draw from the caller's
+generator), so the records depend on the generator's state and the policy
+only: the batch size changes how many blocks the core plays at once, that is
+the speed, and not the records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -30,7 +35,8 @@ from spar_env.rules import Ruleset
 Policy = Callable[[State, np.random.Generator], np.ndarray]
 """Chooses the action (``int [B]``) of each game's current player; ignored for finished games."""
 
-BATCH = 1024
+BLOCK = 1024  # hands drawn from one generator: fixed, so records do not depend on the batch
+BATCH = 1024  # hands played together by default (whole blocks)
 
 
 def random_policy(state: State, rng: np.random.Generator) -> np.ndarray:
@@ -52,11 +58,14 @@ def record_hands(
     Args:
         rules: the ruleset of every hand.
         count: number of hands.
-        rng: the only source of randomness (deals, dealers and the policy's draws).
+        rng: the only source of randomness (deals, dealers and the policy's
+            draws); one draw from it seeds every block of hands.
         policy: chooses every action; uniformly random legal actions by default.
-        batch: hands played together; the records depend on it (through the
-            order of random draws), so keep it fixed to reproduce a file. Whole
-            batches are played, so the first K records of a seed are the same
+            It is called on one block of games at a time, with that block's
+            generator.
+        batch: hands played together, rounded up to whole blocks of
+            :data:`BLOCK`; it changes the speed only, never the records. Whole
+            blocks are played, so the first K records of a seed are the same
             whatever ``count`` is.
         with_stock: write the stock even when no option needs it.
     """
@@ -65,17 +74,59 @@ def record_hands(
     if batch < 1:
         raise ValueError(f"batch must be at least 1; got {batch}")
     writer = _RecordWriter(rules, with_stock)
-    for start in range(0, count, batch):
-        # Always play whole batches, so that the first K hands of a seed do not
-        # depend on how many hands were asked for.
-        state = reset(rules, batch, rng)
-        plays, face_down, payoffs = _play_out(state, rng, policy)
-        for g in range(min(batch, count - start)):
+    root = int(rng.bit_generator.random_raw())
+    blocks = -(-count // BLOCK)
+    together = -(-batch // BLOCK)
+    for first in range(0, blocks, together):
+        rngs = [
+            np.random.default_rng([root, j]) for j in range(first, min(first + together, blocks))
+        ]
+        state = _concat([reset(rules, BLOCK, block_rng) for block_rng in rngs])
+        plays, face_down, payoffs = _play_out(state, rngs, policy)
+        start = first * BLOCK
+        for g in range(min(state.batch_size, count - start)):
             yield writer.record(state, g, plays[g], face_down[g], payoffs[g])
 
 
+def _concat(states: list[State]) -> State:
+    """One batch of the games of ``states``, in order."""
+    if len(states) == 1:
+        return states[0]
+    arrays = {
+        f.name: np.concatenate([getattr(s, f.name) for s in states])
+        for f in fields(State)
+        if f.name != "tables"
+    }
+    return State(tables=states[0].tables, **arrays)
+
+
+def _block(state: State, games: slice) -> State:
+    """The games of one block as a batch of their own, sharing the arrays (no copy)."""
+    arrays = {f.name: getattr(state, f.name)[games] for f in fields(State) if f.name != "tables"}
+    return State(tables=state.tables, **arrays)
+
+
+def _block_actions(
+    state: State, rngs: Sequence[np.random.Generator], policy: Policy, live: np.ndarray
+) -> np.ndarray:
+    """Each block's actions, chosen by the policy from that block alone with its generator.
+
+    A block asks the policy exactly what it would ask if it were played alone
+    (nothing once all its hands are over), which keeps the records independent
+    of how many blocks are played together.
+    """
+    if len(rngs) == 1:
+        return np.asarray(policy(state, rngs[0]), dtype=np.int64)
+    actions = np.zeros(state.batch_size, dtype=np.int64)
+    for j, block_rng in enumerate(rngs):
+        games = slice(j * BLOCK, (j + 1) * BLOCK)
+        if live[games].any():
+            actions[games] = policy(_block(state, games), block_rng)
+    return actions
+
+
 def _play_out(
-    state: State, rng: np.random.Generator, policy: Policy
+    state: State, rngs: Sequence[np.random.Generator], policy: Policy
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play every hand to its end; return the cards played, face-down flags and payoffs."""
     n, h = state.num_players, state.tables.hand_size
@@ -89,7 +140,7 @@ def _play_out(
         live = ~state.terminated
         if not live.any():
             break
-        actions = np.asarray(policy(state, rng), dtype=np.int64)
+        actions = _block_actions(state, rngs, policy, live)
         playing = np.flatnonzero(live & (state.phase == PLAY))
         seats = state.current_player[playing]
         cards = actions[playing]
