@@ -30,6 +30,24 @@ class CountIllegal(gym.Wrapper):
         return obs, reward, terminated, truncated, info
 
 
+def test_masks_through_gym_make_wrappers():
+    """The calls the README shows: Gymnasium 1.x wrappers do not forward ``action_masks``,
+    but ``env.unwrapped`` and ``get_wrapper_attr`` reach it, and so does MaskablePPO."""
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    register_envs()
+    env = CountIllegal(gym.make(ENV_ID, variant="spar", seat=0))
+    _, info = env.reset(seed=0)
+    want = info["action_mask"].astype(bool)
+    assert not hasattr(env, "action_masks")  # gym.make's wrappers hide it
+    assert (env.unwrapped.action_masks() == want).all()
+    assert (env.get_wrapper_attr("action_masks")() == want).all()
+    assert is_masking_supported(env) and (get_action_masks(env) == want).all()
+    masked = ActionMasker(env, lambda e: e.unwrapped.action_masks())  # not needed, but works
+    assert (get_action_masks(masked) == want).all()
+
+
 @pytest.mark.slow
 def test_maskable_ppo_trains_and_plays_only_legal_cards():
     threads = torch.get_num_threads()
