@@ -1,0 +1,9 @@
+"""Exact CFR-family solvers for the small two-player variants (``micro``, ``mini``).
+
+- :mod:`agents.cfr.tree`: the whole game tree as arrays, enumerated by the core;
+- :mod:`agents.cfr.seqform`: its sequence form (sequences, sparse payoffs);
+- :mod:`agents.cfr.solvers`: CFR, CFR+, DCFR and PCFR+ on the sequence form;
+- :mod:`agents.cfr.evaluation`: exact best response, NashConv, values;
+- :mod:`agents.cfr.lp`: the sequence-form LP (HiGHS), a cross-check;
+- :mod:`agents.cfr.policy`: the average policy as arrays, saved and loaded.
+"""

@@ -1,0 +1,452 @@
+"""The whole game tree of a small ruleset as flat arrays: the solvers' one view of the game.
+
+The tree is enumerated once, level by level, by the batch core itself
+(:func:`spar_env.core.reset` with every deal given as a deck, then
+:func:`spar_env.core.step` on a batch holding every node of a level), never
+by a second copy of the rules. Node ids are breadth-first: the root chance
+node is 0, its children are the deals, and each later level holds the nodes
+after one more card play.
+
+=====================  ==================  ==================================================
+field                  shape / dtype       meaning
+=====================  ==================  ==================================================
+``player``             int8 [M]            seat to act, :data:`CHANCE` or :data:`TERMINAL`
+``parent``             int32 [M]           parent node, -1 for the root
+``action``             int16 [M]           action leading here (chance: the outcome index)
+``chance_prob``        float64 [M]         probability of that edge if the parent is chance, else 1
+``first_child``        int32 [M]           id of the first child (children are contiguous)
+``num_children``       int16 [M]           number of children (legal actions or outcomes)
+``legal``              uint64 [M]          legal actions as a bit set (0 unless a decision node)
+``infoset``            int32 [M]           information set of a decision node, else -1
+``returns``            float64 [M, N]      payoffs at terminal nodes, 0 elsewhere
+``level_start``        int64 [L + 1]       nodes of level l are ``level_start[l]:level_start[l+1]``
+``infoset_player``     int8 [I]            seat owning each information set
+``infoset_legal``      uint64 [I]          its legal actions (the same at each of its nodes)
+=====================  ==================  ==================================================
+
+Information sets. In rulesets without the weak-hand exchange, stock reveal
+or face-down plays (``micro``, ``mini`` and any custom ruleset like them) a
+seat sees exactly its own dealt hand, the dealer and every card played, in
+order. So a decision node's information set is the key (seat, dealer, own
+dealt hand, the sequence of plays so far), deduplicated with ``np.unique``
+over byte rows. Keying on the ordered plays (not on the set of cards seen)
+keeps perfect recall, which the sequence form needs.
+
+:func:`make_tree` builds the same arrays by hand (matching pennies, a
+two-card game) for tests whose answer is known.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from spar_env.core import State, reset, step
+from spar_env.core.tables import tables_for
+from spar_env.rules import Ruleset
+
+CHANCE = -1  # player of a chance node
+TERMINAL = -2  # player of a terminal node
+MAX_DEALS = 2_000_000  # the whole tree is enumerated: refuse rulesets with more deals
+
+
+@dataclass(frozen=True, eq=False)
+class GameTree:
+    """A finite extensive-form game as breadth-first node arrays (see the module table)."""
+
+    num_players: int
+    num_actions: int  # distinct actions (ids 0..num_actions-1)
+    player: np.ndarray
+    parent: np.ndarray
+    action: np.ndarray
+    chance_prob: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    legal: np.ndarray
+    infoset: np.ndarray
+    returns: np.ndarray
+    level_start: np.ndarray
+    infoset_player: np.ndarray
+    infoset_legal: np.ndarray
+    rules: Ruleset | None = None  # None for a hand-made tree
+    deal_hands: np.ndarray | None = None  # uint64 [D, N] hands of each chance outcome
+    deal_dealer: np.ndarray | None = None  # int64 [D] dealer of each chance outcome
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.player.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_levels(self) -> int:
+        return int(self.level_start.shape[0] - 1)
+
+    def is_terminal(self, nodes: np.ndarray) -> np.ndarray:
+        return self.player[nodes] == TERMINAL
+
+    def legal_actions(self, node: int) -> np.ndarray:
+        """Legal actions of one decision node, ascending (chance: outcome indices)."""
+        if self.player[node] == CHANCE:
+            return np.arange(int(self.num_children[node]))
+        bits = int(self.legal[node])
+        return np.array([a for a in range(self.num_actions) if bits >> a & 1], dtype=np.int64)
+
+    def chance_outcomes(self, node: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(outcome indices, probabilities)`` of a chance node."""
+        lo = int(self.first_child[node])
+        hi = lo + int(self.num_children[node])
+        return np.arange(hi - lo), self.chance_prob[lo:hi]
+
+    def child(self, nodes: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Children of a batch of nodes after one action each (chance: the outcome index).
+
+        Children of a node are stored in ascending action order, so a legal
+        action's child is ``first_child + (legal actions below it)``.
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        actions = np.asarray(actions, dtype=np.int64)
+        below = self.legal[nodes] & ((np.uint64(1) << actions.astype(np.uint64)) - np.uint64(1))
+        rank = np.where(self.player[nodes] == CHANCE, actions, np.bitwise_count(below))
+        ok = (rank >= 0) & (rank < self.num_children[nodes])
+        ok &= (self.player[nodes] == CHANCE) | (
+            (self.legal[nodes] >> actions.astype(np.uint64)) & np.uint64(1) == 1
+        )
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            raise ValueError(f"node {int(nodes[bad])}: action {int(actions[bad])} is not legal")
+        return self.first_child[nodes].astype(np.int64) + rank
+
+    def deal_index(self, hands: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+        """The chance outcome (deal index) of hands ``uint64 [G, N]`` dealt by ``dealers``."""
+        if self.deal_hands is None or self.deal_dealer is None:
+            raise ValueError("this tree was not built from a ruleset")
+        keys = _deal_keys(self.deal_hands, self.deal_dealer)
+        order = np.argsort(keys)
+        probe = _deal_keys(np.asarray(hands, dtype=np.uint64), np.asarray(dealers))
+        pos = np.searchsorted(keys[order], probe)
+        pos = np.minimum(pos, len(keys) - 1)
+        found = order[pos]
+        if (keys[found] != probe).any():
+            raise ValueError("some hands are not a deal of this tree")
+        return found
+
+
+def _deal_keys(hands: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+    """One sortable byte key per deal (dealer, then each seat's hand)."""
+    rows = np.concatenate([np.asarray(dealers, dtype=">u8")[:, None], hands.astype(">u8")], axis=1)
+    return np.ascontiguousarray(rows).view(f"S{rows.shape[1] * 8}").ravel()
+
+
+def _check_supported(rules: Ruleset) -> None:
+    hidden = []
+    if rules.weak_hand_exchange:
+        hidden.append("weak_hand_exchange")
+    if rules.reveal_stock_bottom:
+        hidden.append("reveal_stock_bottom")
+    if rules.face_down != "none":
+        hidden.append(f"face_down={rules.face_down!r}")
+    if hidden:
+        raise ValueError(
+            f"the exact tree supports rulesets where every play is seen and the stock is unused; "
+            f"{rules.variant} has {', '.join(hidden)}"
+        )
+
+
+def num_deals(rules: Ruleset) -> int:
+    """Distinct deals (one hand per seat, the stock unordered) times possible dealers."""
+    count, left = 1, rules.deck_size
+    for _ in range(rules.players):
+        count *= math.comb(left, rules.hand_size)
+        left -= rules.hand_size
+    return count * (rules.players if rules.first_dealer is None else 1)
+
+
+def enumerate_deals(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """Every deal: ``(decks int8 [D, deck_size], dealers int64 [D])``.
+
+    Each deal (one unordered hand per seat) appears once, with the stock in
+    id order; every dealer appears when the ruleset draws the first dealer.
+    """
+    n, h = rules.players, rules.hand_size
+    t = tables_for(rules)
+    deck = list(rules.deck)
+    hands: list[tuple[tuple[int, ...], ...]] = [()]
+    for _ in range(n):  # extend each partial deal by one more seat's hand
+        hands = [
+            prefix + (combo,)
+            for prefix in hands
+            for combo in itertools.combinations(
+                [c for c in deck if all(c not in hnd for hnd in prefix)], h
+            )
+        ]
+    by_seat = np.array(hands, dtype=np.int64)  # [D, N, H] cards of each seat, ascending
+    dealers = [rules.first_dealer] if rules.first_dealer is not None else list(range(n))
+    out_decks, out_dealers = [], []
+    positions = t.deal_positions[n]  # [N, H] deck positions of the k-th seat after the dealer
+    for dealer in dealers:
+        decks = np.full((by_seat.shape[0], rules.deck_size), -1, dtype=np.int64)
+        for k, seat in enumerate(t.order[dealer]):
+            decks[:, positions[k]] = by_seat[:, seat]
+        dealt = np.zeros((by_seat.shape[0], rules.num_card_ids), dtype=bool)
+        np.put_along_axis(dealt, by_seat.reshape(by_seat.shape[0], -1), True, axis=1)
+        stock = np.flatnonzero(np.isin(np.arange(rules.num_card_ids), deck))
+        rest = np.broadcast_to(stock, dealt.shape[:1] + stock.shape)
+        rest = rest[~dealt[:, stock]].reshape(by_seat.shape[0], -1)
+        decks[:, n * h :] = rest
+        out_decks.append(decks)
+        out_dealers.append(np.full(by_seat.shape[0], dealer, dtype=np.int64))
+    return np.concatenate(out_decks).astype(np.int8), np.concatenate(out_dealers)
+
+
+def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
+    """Enumerate the whole game tree of one hand of ``rules`` with the batch core.
+
+    Raises:
+        ValueError: for rulesets with hidden plays or a used stock, or with
+            more than ``max_deals`` deals (the tree would not fit).
+    """
+    _check_supported(rules)
+    if num_deals(rules) > max_deals:
+        raise ValueError(
+            f"{rules.variant} with {rules.players} players has {num_deals(rules):,} deals; "
+            f"the exact tree enumerates at most {max_deals:,}"
+        )
+    n, plays = rules.players, rules.players * rules.hand_size
+    decks, dealers = enumerate_deals(rules)
+    d = decks.shape[0]
+    # The rng is never drawn from: every deck and dealer is given.
+    frontier = reset(rules, d, np.random.default_rng(0), decks=decks, dealers=dealers)
+    deal_hands = frontier.dealt.copy()
+    if np.unique(_deal_keys(deal_hands, dealers)).shape[0] != d:
+        raise RuntimeError("enumerate_deals produced a repeated deal")
+
+    # Root (chance) then the deals; each level after that is one more card play.
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("player", "parent", "action", "prob")}
+    cols["player"].append(np.array([CHANCE]))
+    cols["parent"].append(np.array([-1]))
+    cols["action"].append(np.array([0]))
+    cols["prob"].append(np.array([1.0]))
+    cols["player"].append(frontier.current_player.copy())
+    cols["parent"].append(np.zeros(d, dtype=np.int64))
+    cols["action"].append(np.arange(d))
+    cols["prob"].append(np.full(d, 1.0 / d))
+    legal_parts = [np.zeros(1, dtype=np.uint64), frontier.legal.copy()]
+    returns_parts = [np.zeros((1 + d, n))]
+    level_start = [0, 1, 1 + d]
+    ids = np.arange(1, 1 + d)  # node id of each game of the frontier
+    history = np.full((d, plays), -1, dtype=np.int8)  # the plays so far, in order
+    dealer = dealers
+    key_parts, key_nodes = [], []
+    for depth in range(plays):
+        if frontier.batch_size == 0:
+            break
+        seat = frontier.current_player
+        key_parts.append(_infoset_keys(seat, dealer, frontier.dealt, history))
+        key_nodes.append(ids)
+        mask = frontier.legal_mask()
+        rows, acts = np.nonzero(mask)  # row-major: each node's children contiguous, ascending
+        child = frontier.take(rows)
+        step(child, acts, check=False)
+        base = level_start[-1]
+        child_ids = base + np.arange(rows.shape[0])
+        done = child.terminated
+        cols["player"].append(np.where(done, TERMINAL, child.current_player))
+        cols["parent"].append(ids[rows])
+        cols["action"].append(acts)
+        cols["prob"].append(np.ones(rows.shape[0]))
+        legal_parts.append(np.where(done, np.uint64(0), child.legal))
+        returns_parts.append(child.rewards.astype(np.float64))
+        level_start.append(base + rows.shape[0])
+        history = history[rows]
+        history[:, depth] = acts
+        live = np.flatnonzero(~done)
+        frontier = child.take(live)
+        ids, history, dealer = child_ids[live], history[live], dealer[rows][live]
+
+    player = np.concatenate(cols["player"]).astype(np.int8)
+    infoset = np.full(player.shape[0], -1, dtype=np.int32)
+    keys = np.concatenate(key_parts)
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    infoset[np.concatenate(key_nodes)] = inverse
+    legal = np.concatenate(legal_parts)
+    return _finish(
+        num_players=n,
+        num_actions=rules.num_actions,
+        player=player,
+        parent=np.concatenate(cols["parent"]).astype(np.int32),
+        action=np.concatenate(cols["action"]).astype(np.int16),
+        chance_prob=np.concatenate(cols["prob"]),
+        legal=legal,
+        infoset=infoset,
+        returns=np.concatenate(returns_parts),
+        level_start=np.array(level_start, dtype=np.int64),
+        num_infosets=int(uniq.shape[0]),
+        rules=rules,
+        deal_hands=deal_hands,
+        deal_dealer=dealers,
+    )
+
+
+def _infoset_keys(
+    seat: np.ndarray, dealer: np.ndarray, dealt: np.ndarray, history: np.ndarray
+) -> np.ndarray:
+    """Byte keys of (seat, dealer, the seat's dealt hand, the plays so far) per game."""
+    own = dealt[np.arange(seat.shape[0]), seat].astype(">u8")[:, None].view(np.uint8)
+    rows = np.concatenate(
+        [
+            seat.astype(np.uint8)[:, None],
+            dealer.astype(np.uint8)[:, None],
+            own,
+            history.view(np.uint8),
+        ],
+        axis=1,
+    )
+    return np.ascontiguousarray(rows).view(f"S{rows.shape[1]}").ravel()
+
+
+def _finish(
+    *,
+    num_players: int,
+    num_actions: int,
+    player: np.ndarray,
+    parent: np.ndarray,
+    action: np.ndarray,
+    chance_prob: np.ndarray,
+    legal: np.ndarray,
+    infoset: np.ndarray,
+    returns: np.ndarray,
+    level_start: np.ndarray,
+    num_infosets: int,
+    rules: Ruleset | None = None,
+    deal_hands: np.ndarray | None = None,
+    deal_dealer: np.ndarray | None = None,
+) -> GameTree:
+    """Derive the child ranges and the infoset tables, and check the tree's shape."""
+    m = player.shape[0]
+    kids = parent[1:].astype(np.int64)
+    if (np.diff(kids) < 0).any() or (kids >= np.arange(1, m)).any():
+        raise ValueError(
+            "nodes must be breadth-first: parents first, each node's children together"
+        )
+    num_children = np.bincount(kids, minlength=m).astype(np.int16)
+    first_child = np.zeros(m, dtype=np.int32)
+    first = np.searchsorted(kids, np.arange(m)) + 1
+    first_child[:] = np.where(num_children > 0, first, 0)
+    decision = player >= 0
+    if (num_children[player == TERMINAL] != 0).any() or (
+        num_children[player != TERMINAL] == 0
+    ).any():
+        raise ValueError("terminal nodes must have no children and the others at least one")
+    if (np.bitwise_count(legal[decision]) != num_children[decision]).any():
+        raise ValueError("a decision node's legal bit set must match its children")
+    if ((infoset >= 0) != decision).any():
+        raise ValueError("every decision node, and only those, needs an information set")
+    infoset_player = np.full(num_infosets, -1, dtype=np.int8)
+    infoset_legal = np.zeros(num_infosets, dtype=np.uint64)
+    infoset_player[infoset[decision]] = player[decision]
+    infoset_legal[infoset[decision]] = legal[decision]
+    if (infoset_player[infoset[decision]] != player[decision]).any() or (
+        infoset_legal[infoset[decision]] != legal[decision]
+    ).any():
+        raise ValueError("nodes of one information set must share the player and legal actions")
+    return GameTree(
+        num_players=num_players,
+        num_actions=num_actions,
+        player=player,
+        parent=parent,
+        action=action,
+        chance_prob=chance_prob,
+        first_child=first_child,
+        num_children=num_children,
+        legal=legal,
+        infoset=infoset,
+        returns=returns,
+        level_start=level_start,
+        infoset_player=infoset_player,
+        infoset_legal=infoset_legal,
+        rules=rules,
+        deal_hands=deal_hands,
+        deal_dealer=deal_dealer,
+    )
+
+
+def make_tree(
+    parent: list[int],
+    player: list[int],
+    action: list[int],
+    infoset: list[int],
+    returns: list[list[float]],
+    *,
+    chance_prob: list[float] | None = None,
+    num_actions: int | None = None,
+) -> GameTree:
+    """A hand-made tree in the same arrays, for games whose answer is known by hand.
+
+    Nodes are listed breadth-first (each node's children together, by
+    ascending action); the legal actions of a decision node are the actions
+    of its children. ``infoset`` is -1 for chance and terminal nodes.
+
+    Example (matching pennies: seat 1 does not see seat 0's coin)::
+
+        make_tree(parent=[-1, 0, 0, 1, 1, 2, 2], player=[0, 1, 1, -2, -2, -2, -2],
+                  action=[0, 0, 1, 0, 1, 0, 1], infoset=[0, 1, 1, -1, -1, -1, -1],
+                  returns=[[0, 0]] * 3 + [[1, -1], [-1, 1], [-1, 1], [1, -1]])
+    """
+    par = np.asarray(parent, dtype=np.int32)
+    act = np.asarray(action, dtype=np.int16)
+    pl = np.asarray(player, dtype=np.int8)
+    m = par.shape[0]
+    legal = np.zeros(m, dtype=np.uint64)
+    np.bitwise_or.at(legal, par[1:], np.uint64(1) << act[1:].astype(np.uint64))
+    legal[pl < 0] = 0
+    depth = np.zeros(m, dtype=np.int64)
+    for i in range(1, m):  # once, on a hand-sized tree
+        depth[i] = depth[par[i]] + 1
+    if (np.diff(depth) < 0).any():
+        raise ValueError("nodes must be listed breadth-first")
+    level_start = np.searchsorted(depth, np.arange(depth.max() + 2))
+    prob = np.ones(m) if chance_prob is None else np.asarray(chance_prob, dtype=np.float64)
+    info = np.asarray(infoset, dtype=np.int32)
+    rets = np.asarray(returns, dtype=np.float64)
+    return _finish(
+        num_players=rets.shape[1],
+        num_actions=int(act.max()) + 1 if num_actions is None else num_actions,
+        player=pl,
+        parent=par,
+        action=act,
+        chance_prob=prob,
+        legal=legal,
+        infoset=info,
+        returns=rets,
+        level_start=level_start.astype(np.int64),
+        num_infosets=int(info.max()) + 1,
+    )
+
+
+def state_of_node(tree: GameTree, nodes: np.ndarray) -> State:
+    """Replay nodes of a ruleset's tree in the core: a batch State at each node (for tests)."""
+    if tree.rules is None or tree.deal_hands is None:
+        raise ValueError("this tree was not built from a ruleset")
+    paths = []
+    for node in np.asarray(nodes).tolist():
+        path = []
+        while tree.parent[node] > 0:
+            path.append(int(tree.action[node]))
+            node = int(tree.parent[node])
+        paths.append((int(tree.action[node]), path[::-1]))
+    decks, dealers = enumerate_deals(tree.rules)
+    deal = np.array([p[0] for p in paths])
+    state = reset(
+        tree.rules, len(paths), np.random.default_rng(0), decks=decks[deal], dealers=dealers[deal]
+    )
+    for k in range(max((len(p[1]) for p in paths), default=0)):
+        moving = np.array([len(p[1]) > k for p in paths])
+        acts = np.array([p[1][k] if len(p[1]) > k else 0 for p in paths])
+        step(state, acts, moving=moving)
+    return state
