@@ -180,7 +180,8 @@ def replay_figures(lineup: list[str], rules, deals: int, seed: int) -> dict[str,
     h = rules.hand_size
     per_deal = {a: [] for a in seats.agents}
     counts = {
-        a: dict(hands=0, wins=0, points=0, won_low=0, had_low=0, kept_low=0) for a in seats.agents
+        a: dict(hands=0, wins=0, points=0, won_low=0, had_low=0, kept_low=0, before_last=0)
+        for a in seats.agents
     }
     for d in range(deals):
         total = {a: 0.0 for a in seats.agents}
@@ -216,6 +217,7 @@ def replay_figures(lineup: list[str], rules, deals: int, seed: int) -> dict[str,
                 had = any(t.card_points[x] > 0 for x in held)
                 c["had_low"] += had
                 c["kept_low"] += had and t.card_points[last_card[seat]] > 0
+                c["before_last"] += int(state.trick_winner[0, h - 2]) == seat
                 if seat == winner:
                     c["wins"] += 1
                     c["points"] += int(state.points[0])
@@ -230,6 +232,7 @@ def replay_figures(lineup: list[str], rules, deals: int, seed: int) -> dict[str,
             points_per_win=c["points"] / c["wins"],
             low_card_wins=c["won_low"] / c["hands"],
             low_card_kept=c["kept_low"] / c["had_low"],
+            before_last_wins=c["before_last"] / c["hands"],
         )
         for a, c in counts.items()
     }
@@ -255,6 +258,7 @@ def test_figures_match_a_game_by_game_replay(variant: str, players: int, lineup:
         assert a.points_per_win == pytest.approx(e["points_per_win"])
         assert a.low_card_wins == pytest.approx(e["low_card_wins"])
         assert a.low_card_kept == pytest.approx(e["low_card_kept"])
+        assert a.before_last_wins == pytest.approx(e["before_last_wins"])
 
 
 def test_stakes_add_up_and_the_head_to_head_explains_the_means() -> None:

@@ -36,6 +36,8 @@ step moves every game. A :class:`~spar_env.history.History` follows the plays.
   Fapfap); ``low_card_kept``: of its hands that held such a card at trick 1
   (after any exchange), the share in which its last card still was one. Both
   are ``None`` (n/a) for a variant without scoring ranks, such as ``one``.
+- ``before_last_wins``: share of its hands in which it won trick ``H-1``, the
+  trick that gives the lead of the last (``None`` for one-card hands).
 
 **Head to head.** ``head_to_head[i, j]`` is the net stake that one seat
 of agent ``j`` pays one seat of agent ``i`` per hand, where the winner of a
@@ -48,7 +50,7 @@ agent 0's mean payoff. Its intervals are taken over deals as above.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -135,6 +137,7 @@ class Outcome:
     won_low: np.ndarray  # bool [B] the last trick was won with a scoring rank
     had_low: np.ndarray  # bool [B, N] the seat held a scoring rank at trick 1
     kept_low: np.ndarray  # bool [B, N] its card in the last trick was a scoring rank
+    before_last: np.ndarray  # int64 [B] seat that won trick H-1 (-1 for one-card hands)
 
 
 def play_batch(
@@ -187,6 +190,9 @@ def play_batch(
         won_low=t.card_points[state.trick_card[:, h - 1].astype(np.int64)] > 0,
         had_low=popcount(state.held & low_bits) > 0,
         kept_low=t.card_points[last_cards] > 0,
+        before_last=(
+            state.trick_winner[:, h - 2].astype(np.int64) if h >= 2 else np.full(len(dealers), -1)
+        ),
     )
 
 
@@ -203,9 +209,11 @@ class _Tally:
     won_low: np.ndarray = field(init=False)
     had_low: np.ndarray = field(init=False)
     kept_low: np.ndarray = field(init=False)
+    before_last: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        for name in ("hands", "wins", "points", "won_low", "had_low", "kept_low"):
+        names = ("hands", "wins", "points", "won_low", "had_low", "kept_low", "before_last")
+        for name in names:
             setattr(self, name, np.zeros(self.num_agents, dtype=np.int64))
 
     def add(
@@ -240,6 +248,9 @@ class _Tally:
         self.won_low += np.bincount(winner_agent[outcome.won_low], minlength=a)
         self.had_low += np.bincount(agent_at[outcome.had_low], minlength=a)
         self.kept_low += np.bincount(agent_at[outcome.had_low & outcome.kept_low], minlength=a)
+        took = outcome.before_last >= 0
+        rows = np.flatnonzero(took)
+        self.before_last += np.bincount(agent_at[rows, outcome.before_last[rows]], minlength=a)
 
 
 @dataclass(frozen=True)
@@ -255,6 +266,7 @@ class AgentResult:
     points_per_win: float | None  # None if it never won
     low_card_wins: float | None  # None for a variant without scoring ranks
     low_card_kept: float | None  # None without scoring ranks, or never dealt one
+    before_last_wins: float | None = None  # None for one-card hands
 
     def to_dict(self) -> dict[str, object]:
         """Plain data; an interval that one deal cannot give is ``None``."""
@@ -270,6 +282,7 @@ class AgentResult:
             "points_per_win": self.points_per_win,
             "low_card_wins": self.low_card_wins,
             "low_card_kept": self.low_card_kept,
+            "before_last_wins": self.before_last_wins,
         }
 
 
@@ -324,8 +337,12 @@ def run_tournament(
     *,
     chunk: int = DEFAULT_CHUNK,
     progress: Progress | None = None,
+    agents: Mapping[str, Agent] | None = None,
 ) -> TournamentResult:
     """Play ``deals`` duplicate deals among the agents of ``lineup`` (module docstring).
+
+    ``agents`` may give ready agents by name; the lineup's other entries are
+    built from their specs (a trainer evaluates its live policy this way).
 
     Raises:
         ValueError: for a bad lineup, agent spec, count or seed, naming it.
@@ -337,8 +354,9 @@ def run_tournament(
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed}")
     seats = seating(lineup, rules.players)
-    agents = [make_agent(spec, rules) for spec in seats.agents]
-    tally = _Tally(len(agents))
+    ready = dict(agents or {})
+    players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]
+    tally = _Tally(len(players))
     for index, start in enumerate(range(0, deals, chunk)):
         count = min(chunk, deals - start)
         decks, dealers = draw_deals(rules, seed, start, count)
@@ -353,7 +371,7 @@ def run_tournament(
 
         outcome = play_batch(
             rules,
-            agents,
+            players,
             agent_at,
             np.repeat(decks, rotations, axis=0),
             np.repeat(dealers, rotations),
@@ -387,6 +405,11 @@ def _result(
                 points_per_win=int(tally.points[a]) / wins if wins else None,
                 low_card_wins=int(tally.won_low[a]) / int(tally.hands[a]) if scoring else None,
                 low_card_kept=int(tally.kept_low[a]) / had if scoring and had else None,
+                before_last_wins=(
+                    int(tally.before_last[a]) / int(tally.hands[a])
+                    if rules.hand_size >= 2
+                    else None
+                ),
             )
         )
     a = len(seats.agents)
