@@ -3,8 +3,9 @@
 Each subcommand lives in ``spar_env/cli/<name>.py`` and exposes
 ``register(subparsers)``, which adds its parser and ``set_defaults(func=run)``,
 and ``run(args) -> int``, which returns the exit status. Exit statuses: 0 for
-success, 1 when the command ran but found a problem (a broken record), 2 for
-bad arguments.
+success, 1 when the command ran but found a problem (a broken record) or could
+not write all its output (a closed stdout, a full disk), 2 for bad arguments.
+Every error is one line on stderr.
 
     spar record --variant sipa --players 3 --hands 1000 --seed 0 > games.jsonl
     spar replay games.jsonl
@@ -19,15 +20,24 @@ from types import ModuleType
 
 from spar_env import __version__
 from spar_env.cli import bench, record, replay, speed
+from spar_env.cli.arguments import Parser
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (record, replay, speed, bench)
+RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
+
+EPILOG = f"""\
+The rules of Spar and of every variant (and the game-record format) are in
+{RULES_PAGE} of the spar-rl repository. Run spar COMMAND --help for a command's
+options."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``spar`` parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="spar",
         description="Spar and its West African relatives: engine, records and agents.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"spar {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
@@ -50,9 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return func(args)
     except ValueError as e:  # bad options found past argparse: one line, no traceback
-        print(f"spar {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        return _error(args.command, e, 2)
     except BrokenPipeError:  # e.g. `spar record ... | head`: the reader left; stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again
         return 1
+    except OSError as e:  # a file that could not be read or written during the run
+        return _error(args.command, f"{e.filename}: {e.strerror}" if e.filename else e, 1)
+
+
+def _error(command: str, message: object, status: int) -> int:
+    """Print ``spar COMMAND: error: message`` as one line; return ``status``."""
+    text = " ".join(str(message).split())
+    print(f"spar {command}: error: {text}", file=sys.stderr)
+    return status
