@@ -65,9 +65,19 @@ def ruleset_overrides(items: Iterable[str]) -> dict[str, object]:
     """Overrides for :func:`spar_env.make_rules`; a tuple field's single value becomes a tuple.
 
     Raises:
-        ValueError: for a malformed item.
+        ValueError: for a malformed item, ``variant`` (``--variant`` chooses
+            the preset) or a ``hand_size`` that is not a whole number.
     """
     out = parse_overrides(items)
+    if "variant" in out:
+        raise ValueError(
+            f"--set variant={out['variant']}: the preset is chosen with --variant, "
+            f"as in --variant {out['variant']}"
+        )
+    hand_size = out.get("hand_size", 1)
+    # make_rules reads hand_size with int() before the ruleset checks it, so check it here.
+    if not isinstance(hand_size, int) or isinstance(hand_size, bool) or hand_size < 1:
+        raise ValueError(f"--set hand_size must be a positive whole number; got {hand_size!r}")
     for key in _TUPLE_FIELDS & out.keys():
         if not isinstance(out[key], tuple):
             out[key] = (out[key],)
@@ -76,7 +86,10 @@ def ruleset_overrides(items: Iterable[str]) -> dict[str, object]:
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """``--variant``, ``--players`` and ``--set``: the ruleset options every subcommand shares."""
-    parser.add_argument("--variant", default="spar", choices=list(PRESETS), help="preset")
+    parser.add_argument(
+        "--variant", default="spar", choices=list(PRESETS), metavar="NAME",
+        help=f"preset: {', '.join(PRESETS)}",
+    )  # fmt: skip
     parser.add_argument("--players", type=int, help="number of players (default: the preset's)")
     parser.add_argument(
         "--set",
@@ -84,7 +97,8 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="change a ruleset field, e.g. last_two=bonus, deal_pattern=3,2 (repeatable)",
+        help="change a ruleset field, e.g. last_two=bonus, deal_pattern=3,2, end=stones:30 "
+        "(repeatable; values: true/false, none, numbers, comma lists, text)",
     )
 
 
