@@ -1,8 +1,9 @@
 """``spar speed``: agent steps and hands per second under random legal play.
 
-Modes: ``core`` (the batch core alone, the default), ``vector`` (the native
-Gymnasium vector env), ``selfplay`` (the self-play batch API) and ``aec`` (the
-PettingZoo AEC env, one game). See :mod:`spar_env.speed`.
+Modes: core (the batch core alone, the default), vector (the native Gymnasium
+vector env), selfplay (the self-play batch API) and aec (the PettingZoo AEC
+env, one game). Each batch size plays for --seconds; dealing, scoring and
+re-dealing are inside the timed loop.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from spar_env.cli.arguments import add_command, positive_int, positive_seconds, seed
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
 from spar_env.speed import MODES, measure
 
@@ -17,22 +19,23 @@ DEFAULT_BATCHES = {"core": [1, 64, 1024, 8192], "vector": [4096], "selfplay": [4
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "speed",
-        help="measure agent steps and hands per second under random legal play",
-        description=__doc__.split("\n\n", 1)[1],
-    )
+    p = add_command(
+        subparsers, "speed", "measure agent steps and hands per second under random legal play",
+        __doc__,
+    )  # fmt: skip
     add_rules_arguments(p)
-    p.add_argument("--mode", choices=MODES, default="core", help="what to measure (default: core)")
+    p.add_argument("--mode", choices=MODES, default="core", help="what to measure")
     p.add_argument(
         "--batch",
-        type=int,
+        type=positive_int,
         nargs="+",
         default=None,
         help="batch sizes (default: 1 64 1024 8192 for core, 4096 for vector/selfplay)",
     )
-    p.add_argument("--seconds", type=float, default=2.0, help="time per batch size (default: 2)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seconds", type=positive_seconds, default=2.0, help="time per batch size, above 0"
+    )
+    p.add_argument("--seed", type=seed, default=0, help="random seed, 0 or more")
     p.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     p.set_defaults(func=run)
 
@@ -43,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     batches = args.batch or DEFAULT_BATCHES[args.mode]
+    if args.mode == "aec" and batches != [1]:  # found now, not after the other batches' runs
+        raise ValueError(
+            f"--batch {' '.join(map(str, batches))}: the aec mode plays one game; use --batch 1"
+        )
     console = Console(stderr=True)
     results = []
     for batch in batches:
