@@ -371,7 +371,7 @@ def test_broken_record_is_refused_with_a_specific_error(name: str) -> None:
 
 
 def test_a_record_must_be_an_object() -> None:
-    with pytest.raises(RecordError, match="JSON object; got list"):
+    with pytest.raises(RecordError, match="JSON object; got a list"):
         replay([SEED_001])  # type: ignore[arg-type]
 
 

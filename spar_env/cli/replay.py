@@ -1,11 +1,12 @@
 """``spar replay FILE.jsonl``: check game records and print each one's result.
 
-Reads one record per line (``-`` reads stdin; blank lines are skipped) and
-prints one JSON object per record, in order: the replay's result
-(``winner``, ``points``, ``payoffs``, ``tricks``, ...) or ``{"error": "line
-N: ..."}`` for a line that is not JSON or a record that breaks a rule.
-Records are replayed in batches through the core. Exit status: 0 if every
-record replays, 1 if any fails, 2 if the file cannot be read.
+Reads one record per line (- reads stdin; blank lines are skipped) and prints
+one JSON object per record, in order: the replay's result (winner, points,
+payoffs, tricks, ...) or {"error": "line N: ..."} for a line that is not
+UTF-8, not JSON, or a record that breaks a rule. A file and stdin are read
+alike. Records are replayed in batches through the core. Exit status: 0 if
+every record replays, 1 if any fails (with a line on stderr naming the file
+and the first failed line), 2 if the file cannot be opened.
 """
 
 from __future__ import annotations
@@ -14,18 +15,17 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TextIO
+from typing import BinaryIO, NamedTuple, TextIO
 
+from spar_env.cli.arguments import add_command
 from spar_env.records import RecordError, replay_many
 
 CHUNK = 4096  # lines read, replayed and printed together
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "replay",
-        help="check game records and print each one's result",
-        description=__doc__.split("\n\n", 1)[1],
+    parser = add_command(
+        subparsers, "replay", "check game records and print each one's result", __doc__
     )
     parser.add_argument("file", help="a .jsonl file of records, or - for stdin")
     parser.set_defaults(func=run)
@@ -33,42 +33,81 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.file == "-":
-        return replay_lines(sys.stdin, sys.stdout)
+        # Bytes, as from a file; a replaced sys.stdin (tests) may give text.
+        return _replay_source(getattr(sys.stdin, "buffer", sys.stdin), "stdin")
     try:
-        with open(args.file, encoding="utf-8") as stream:
-            return replay_lines(stream, sys.stdout)
+        # Bytes: each line is decoded, and fails, on its own. Not `with open(...)` inside the
+        # try: only opening may fail as "cannot read"; a closed stdout is not this file's fault.
+        stream = open(args.file, "rb")  # noqa: SIM115
     except OSError as e:
         print(f"spar replay: error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 2
+    with stream:
+        return _replay_source(stream, args.file)
 
 
-def replay_lines(lines: Iterable[str], out: TextIO) -> int:
-    """Replay JSON lines and write one result or error per record; 1 if any failed, else 0."""
-    failed = False
+class Tally(NamedTuple):
+    """What a replay found: records read, records failed, and the line of the first failure."""
+
+    records: int = 0
+    failed: int = 0
+    first_failed: int | None = None
+
+
+def _replay_source(lines: BinaryIO | TextIO, name: str) -> int:
+    """Replay a source to stdout; on failures, say on stderr how many and where the first is."""
+    tally = replay_lines(lines, sys.stdout)
+    if tally.failed:
+        print(
+            f"spar replay: error: {name}: {tally.failed} of {tally.records} records failed, "
+            f"the first at line {tally.first_failed}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def replay_lines(lines: Iterable[bytes | str], out: TextIO) -> Tally:
+    """Replay JSON lines (bytes or text), writing one result or error per record, in order."""
+    tally = Tally()
     for chunk in _chunks(lines):
-        decoded: list[object] = []
-        for _, line in chunk:
-            try:
-                decoded.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                decoded.append(RecordError(f"not JSON: {e}"))
-        results = replay_many([d for d in decoded if not isinstance(d, RecordError)])
-        replayed = iter(results)
+        decoded = [_decode(number, line) for number, line in chunk]
+        results = iter(replay_many([d for d in decoded if not isinstance(d, RecordError)]))
         written = []
         for (number, _), item in zip(chunk, decoded, strict=True):
-            outcome = item if isinstance(item, RecordError) else next(replayed)
+            outcome = item if isinstance(item, RecordError) else next(results)
             if isinstance(outcome, RecordError):
-                failed = True
+                tally = tally._replace(
+                    failed=tally.failed + 1, first_failed=tally.first_failed or number
+                )
                 outcome = {"error": f"line {number}: {outcome}"}
             written.append(json.dumps(outcome) + "\n")
         out.write("".join(written))
         out.flush()
-    return 1 if failed else 0
+        tally = tally._replace(records=tally.records + len(chunk))
+    return tally
 
 
-def _chunks(lines: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
+def _decode(number: int, line: bytes | str) -> object:
+    """The JSON value of one line, or the RecordError that says why there is none."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return RecordError(f"not UTF-8: byte {e.start + 1} is 0x{line[e.start]:02x}")
+    if number == 1:
+        line = line.removeprefix("\ufeff")  # a byte-order mark, as some editors write
+    try:
+        return json.loads(line)
+    except RecursionError:
+        return RecordError("not a record: the JSON is nested too deeply")
+    except ValueError as e:  # JSONDecodeError, or a number too long for int()
+        return RecordError(f"not JSON: {e}")
+
+
+def _chunks(lines: Iterable[bytes | str]) -> Iterator[list[tuple[int, bytes | str]]]:
     """Non-blank lines with their 1-based numbers, ``CHUNK`` at a time."""
-    chunk: list[tuple[int, str]] = []
+    chunk: list[tuple[int, bytes | str]] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
             chunk.append((number, line))

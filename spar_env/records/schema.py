@@ -19,6 +19,7 @@ by :mod:`spar_env.records.replayer`, which plays the record through the core.
 from __future__ import annotations
 
 import json
+import reprlib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -38,6 +39,7 @@ FIELDS = (
     "result",
 )
 REQUIRED = ("variant", "players", "dealer", "hands", "plays")
+MAX_DEPTH = 8  # nesting of lists and objects in options and result; they need 2
 
 
 class RecordError(ValueError):
@@ -65,10 +67,10 @@ def parse_record(record: object) -> ParsedRecord:
         RecordError: naming the field (and seat or index) and what is wrong.
     """
     if not isinstance(record, dict):
-        raise RecordError(f"a record must be a JSON object; got {type(record).__name__}")
+        raise RecordError(f"a record must be a JSON object; got {_kind(record)}")
     unknown = [key for key in record if key not in FIELDS]
     if unknown:
-        raise RecordError(f"unknown field {unknown[0]!r}; a record has {', '.join(FIELDS)}")
+        raise RecordError(f"unknown field {_show(unknown[0])}; a record has {', '.join(FIELDS)}")
     missing = [key for key in REQUIRED if key not in record]
     if missing:
         raise RecordError(f"the record has no {missing[0]!r} field")
@@ -104,20 +106,24 @@ def parse_record(record: object) -> ParsedRecord:
             if not 0 <= index < len(plays):
                 raise RecordError(f"face_down[{i}] is {index}, not an index into plays")
     result = record.get("result")
-    if result is not None and not isinstance(result, dict):
-        raise RecordError(f"result must be a JSON object; got {type(result).__name__}")
+    if result is not None:
+        if not isinstance(result, dict):
+            raise RecordError(f"result must be a JSON object; got {_kind(result)}")
+        _check_depth(result, "result")
     return ParsedRecord(rules, dealer, hands, stock, plays, exchanges, face_down, result)
 
 
 def _rules(record: dict[str, Any]) -> Ruleset:
     variant = record["variant"]
     if not isinstance(variant, str):
-        raise RecordError(f"variant must be a preset name; got {variant!r}")
+        raise RecordError(f"variant must be a preset name; got {_show(variant)}")
     options = record.get("options", {})
     if not isinstance(options, dict):
-        raise RecordError(f"options must be a JSON object; got {type(options).__name__}")
-    if "players" in options or "num_players" in options:
-        raise RecordError("options may not set players: the record's players field does")
+        raise RecordError(f"options must be a JSON object; got {_kind(options)}")
+    _check_depth(options, "options")
+    for field in ("players", "num_players", "variant"):
+        if field in options:
+            raise RecordError(f"options may not set {field}: the record's {field} field does")
     players = _whole(record["players"], "players")
     return _rules_for(variant, players, json.dumps(options, sort_keys=True))
 
@@ -179,14 +185,50 @@ def _exchanges(
 
 def _whole(value: object, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RecordError(f"{where} must be a whole number; got {value!r}")
+        raise RecordError(f"{where} must be a whole number; got {_show(value)}")
     return value
 
 
 def _list(value: object, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise RecordError(f"{where} must be a list; got {value!r}")
+        raise RecordError(f"{where} must be a list; got {_show(value)}")
     return value
+
+
+def _check_depth(value: dict[str, Any], where: str) -> None:
+    """Refuse an object nested deeper than MAX_DEPTH, before anything recurses into it.
+
+    Other fields need no such check: every value in them is read by a type
+    check whose message shows it with :func:`_show`, which stops at a few levels.
+    """
+    level: list[Any] = [value]
+    for _ in range(MAX_DEPTH):
+        level = [
+            item
+            for container in level
+            for item in (container.values() if isinstance(container, dict) else container)
+            if isinstance(item, dict | list)
+        ]
+        if not level:
+            return
+    raise RecordError(f"{where} is nested more than {MAX_DEPTH} levels deep")
+
+
+def _kind(value: object) -> str:
+    """The JSON name of a value's type, as the record's author wrote it."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 40
+
+
+def _show(value: object) -> str:
+    """A value for a message: its repr, cut short when long."""
+    return _SHORT.repr(value)
 
 
 class _CardReader:
@@ -199,10 +241,12 @@ class _CardReader:
 
     def read(self, text: object, field: str, index: int, owner: str | None = None) -> int:
         """The id of ``field[index]``; with ``owner``, the card must not have been read before."""
-        cid = self.ids.get(text) if isinstance(text, str) else None
+        if not isinstance(text, str):
+            raise RecordError(f"{field}[{index}] must be a card such as '6H'; got {_show(text)}")
+        cid = self.ids.get(text)
         if cid is None:
             try:
-                cid = self.rules.card_id(text)  # type: ignore[arg-type]
+                cid = self.rules.card_id(text)
             except ValueError as e:
                 raise RecordError(f"{field}[{index}]: {e}") from None
         if owner is not None:
