@@ -11,6 +11,7 @@ command line, the benchmark and the environments share this one registry.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -39,8 +40,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """
     from spar_env.cli.overrides import parse_value
 
-    name, _, rest = spec.strip().partition(":")
+    name, colon, rest = spec.strip().partition(":")
     params: dict[str, Any] = {}
+    if colon and not rest.strip():
+        raise ValueError(
+            f"agent spec {spec!r}: nothing after ':'; write {name} alone or {name}:key=value,..."
+        )
     if rest:
         if "=" not in rest:
             return name, {"path": rest}
@@ -58,14 +63,44 @@ def make_agent(spec: str, rules: Ruleset) -> Agent:
     Raises:
         ValueError: for an unknown name or parameter, naming it and the known ones.
     """
-    _load_builtin()
     name, params = parse_spec(spec)
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
-    try:
-        return AGENTS[name](rules, **params)
-    except TypeError as e:
-        raise ValueError(f"agent spec {spec!r}: {e}") from None
+    if name not in agent_names():
+        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(agent_names())}")
+    known = agent_parameters(name)
+    if not _takes_any(name):
+        unknown = [key for key in params if key not in known]
+        if unknown:
+            takes = f"its parameters are {', '.join(known)}" if known else "it takes none"
+            raise ValueError(
+                f"agent spec {spec!r}: {name} has no parameter {unknown[0]!r}; {takes}"
+            )
+    return AGENTS[name](rules, **params)
+
+
+def agent_names() -> list[str]:
+    """The registered agents' names, sorted."""
+    _load_builtin()
+    return sorted(AGENTS)
+
+
+def agent_parameters(name: str) -> dict[str, Any]:
+    """The parameters a spec may give agent ``name``, with their defaults (the factory's)."""
+    _load_builtin()
+    return {
+        p.name: p.default
+        for p in _spec_parameters(name)
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+
+
+def _spec_parameters(name: str) -> list[inspect.Parameter]:
+    """The factory's parameters after the ruleset."""
+    return list(inspect.signature(AGENTS[name]).parameters.values())[1:]
+
+
+def _takes_any(name: str) -> bool:
+    """A factory with ``**params`` checks its parameters itself."""
+    return any(p.kind is p.VAR_KEYWORD for p in _spec_parameters(name))
 
 
 def _load_builtin() -> None:
