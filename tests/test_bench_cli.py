@@ -106,7 +106,7 @@ def test_plot_writes_a_png(capsys, tmp_path: Path) -> None:
         (("heuristic", "random", "--players", "9"), "at most 7 players"),
         (("a", "b", "c", "--variant", "mini"), "does not fit 2 seats"),
         (("random", "random"), "at least two different agents"),
-        (("heuristic", "random", "--deals", "0"), "--deals must be at least 1"),
+        (("heuristic", "random", "--deals", "0"), "argument --deals: must be at least 1"),
         (("heuristic", "random", "--plot", "/no/such/dir/x.png"), "no such directory"),
     ],
 )

@@ -1,12 +1,13 @@
 """``spar bench``: the duplicate-deal tournament, as a table, JSON, CSV and a chart.
 
+Plays every deal once per rotation of the seating, so that every agent holds
+every hand, and reports each agent's mean payoff per hand with a 95%
+confidence interval over deals, and the head-to-head payoffs. The lineup fills
+the seats in order and repeats when shorter than the table.
+
     spar bench heuristic random random random --deals 20000 --seed 0
     spar bench heuristic random --players 4 --plot bench.png   # H R H R, head to head
     spar bench heuristic low low low --variant sipa --json
-
-The lineup fills the seats in order and repeats when shorter than the table;
-every deal is played once per rotation of the seating, so every agent holds
-every hand (see :mod:`train.tournament` for the figures and their intervals).
 """
 
 from __future__ import annotations
@@ -17,23 +18,22 @@ import json
 import time
 from pathlib import Path
 
+from spar_env.cli.arguments import add_command, positive_int, seed
+from spar_env.cli.output import atomic_output, check_output_path
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
 
 CSV_FIELDS = (
     "variant", "players", "deals", "seed", "spec", "seats", "hands", "mean_payoff",
     "ci95_low", "ci95_high", "win_share", "points_per_win", "low_card_wins", "low_card_kept",
 )  # fmt: skip
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "bench",
-        help="duplicate-deal tournament between agents",
-        description=(
-            "Play every deal once per seat rotation, so that every agent holds every hand, "
-            "and report each agent's mean payoff per hand with a 95% confidence interval."
-        ),
-    )
+    p = add_command(
+        subparsers, "bench", "duplicate-deal tournament between agents", __doc__,
+        epilog=_agents_epilog(),
+    )  # fmt: skip
     p.add_argument(
         "agents",
         nargs="+",
@@ -42,12 +42,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(e.g. heuristic random random random; heuristic random sits them alternately)",
     )
     add_rules_arguments(p)
-    p.add_argument("--deals", type=int, default=1000, help="deals to play (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default: 0)")
+    p.add_argument("--deals", type=positive_int, default=1000, help="deals to play")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents, 0 or more")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--csv", type=Path, metavar="FILE", help="write one CSV row per agent")
-    p.add_argument("--plot", type=Path, metavar="FILE", help="save a PNG chart of the means")
+    p.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE",
+        help=f"save a chart of the means ({', '.join(PLOT_SUFFIXES)})",
+    )
     p.set_defaults(func=run)
+
+
+def _agents_epilog() -> str:
+    """The agent spec syntax and every registered agent with its parameters and defaults."""
+    from agents.registry import agent_names, agent_parameters
+
+    lines = [
+        "An AGENT is a name, then optionally :key=value,... (e.g. pimc:worlds=16,seed=1).",
+        "Agents and their parameters (defaults):",
+    ]
+    names = agent_names()
+    width = max(map(len, names))
+    for name in names:
+        params = ", ".join(f"{k}={v}" for k, v in agent_parameters(name).items())
+        lines.append(f"  {name:<{width}}  {params}".rstrip())
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,13 +77,10 @@ def run(args: argparse.Namespace) -> int:
     from train.tournament import run_tournament
 
     rules = rules_from_args(args)
-    if args.deals < 1:
-        raise ValueError(f"--deals must be at least 1; got {args.deals}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
-    for path in (args.csv, args.plot):
-        if path is not None and not path.parent.is_dir():
-            raise ValueError(f"no such directory for {path}: {path.parent}")
+    if args.csv is not None:
+        check_output_path(args.csv, "--csv")
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
     started = time.perf_counter()
     with _progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
@@ -74,14 +92,15 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda done, total: bar.update(task, completed=done),
         )
     seconds = time.perf_counter() - started
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
-    else:
-        _print_tables(result, seconds)
+    # Files first: a reader that closes stdout early (`| head`) must not cost them.
     if args.csv is not None:
         write_csv(result, args.csv)
     if args.plot is not None:
         plot_means(result, args.plot)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        _print_tables(result, seconds)
     return 0
 
 
@@ -168,7 +187,7 @@ def _print_tables(result, seconds: float) -> None:
 def write_csv(result, path: Path) -> None:
     """One row per agent, with the run's variant, players, deals and seed on each."""
     rules = result.rules
-    with path.open("w", newline="") as f:
+    with atomic_output(path) as f:
         writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         writer.writeheader()
         for a in result.agents:
@@ -193,7 +212,7 @@ def write_csv(result, path: Path) -> None:
 
 
 def plot_means(result, path: Path) -> None:
-    """A PNG chart: each agent's mean payoff per hand with its 95% interval."""
+    """A chart (in the format of the path's suffix): each agent's mean payoff per hand with its 95% interval."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -229,4 +248,5 @@ def plot_means(result, path: Path) -> None:
             fontsize=9,
         )
     ax.grid(axis="x", alpha=0.3)
-    fig.savefig(path, dpi=120)
+    with atomic_output(path, "wb") as f:
+        fig.savefig(f, format=path.suffix.lower().lstrip("."), dpi=120)

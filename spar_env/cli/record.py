@@ -1,10 +1,12 @@
 """``spar record``: play hands with uniformly random legal actions and write their records.
 
-Writes one game record per line (RULES.md, "Game records") to stdout, or to
-``--out FILE`` (written to a temporary file first, then renamed, so the file
-is either complete or untouched). ``--set key=value`` changes any ruleset
-field (see :mod:`spar_env.cli.overrides` for how values are read). The same
-arguments always write the same records.
+Writes one game record per line (the game-record format of docs/rules.md) to
+stdout, or to ``--out FILE`` (written to a temporary file first, then renamed,
+so the file is either complete or untouched). ``--set key=value`` changes any
+ruleset field. The same ``--seed`` and ruleset always write the same records,
+whatever ``--batch`` is: hands are drawn in fixed blocks of 1024, each from
+its own generator, and ``--batch`` only sets how many blocks are played at
+once (the speed).
 
     spar record --variant sipa --players 3 --hands 1000 --seed 0 > games.jsonl
     spar record --variant essilfy --set last_two=bonus --set end=stones:30 --out g.jsonl
@@ -15,46 +17,48 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
+from spar_env.cli.arguments import add_command, positive_int, seed
+from spar_env.cli.output import atomic_output, check_output_path
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
 from spar_env.records import record_hands
+from spar_env.records.recorder import BATCH, BLOCK
 
 PROGRESS_MIN_HANDS = 10_000  # show a progress bar (on a terminal) from this many hands
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "record",
-        help="play hands with random legal moves and write them as game records",
-        description=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(
+        subparsers, "record", "play hands with random legal moves and write them as game records",
+        __doc__,
+    )  # fmt: skip
     add_rules_arguments(parser)
-    parser.add_argument("--hands", type=_positive, default=1000, help="hands to play")
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    parser.add_argument("--hands", type=positive_int, default=1000, help="hands to play")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed, 0 or more")
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="write to this file instead of stdout"
+    )
     parser.add_argument("--stock", action="store_true", help="always write the stock")
-    parser.add_argument("--batch", type=_positive, default=1024, help="hands played together")
+    parser.add_argument(
+        "--batch",
+        type=positive_int,
+        default=BATCH,
+        help=f"hands played together, in whole blocks of {BLOCK}; changes the speed, "
+        "never the records",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        rules = rules_from_args(args)
-    except (ValueError, TypeError) as e:
-        print(f"spar record: error: {e}", file=sys.stderr)
-        return 2
-    if args.out is not None and not (args.out.parent.is_dir() and not args.out.is_dir()):
-        print(f"spar record: error: cannot write {args.out}", file=sys.stderr)
-        return 2
+    rules = rules_from_args(args)
+    if args.out is not None:
+        check_output_path(args.out, "--out")
     records = record_hands(
         rules,
         args.hands,
@@ -66,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if args.out is None:
             _write(shown, sys.stdout)
         else:
-            _write_atomically(shown, args.out)
+            with atomic_output(args.out) as out:
+                _write(shown, out)
     return 0
 
 
@@ -74,20 +79,6 @@ def _write(records: Iterator[dict[str, Any]], out: TextIO) -> None:
     for record in records:
         out.write(json.dumps(record) + "\n")
     out.flush()
-
-
-def _write_atomically(records: Iterator[dict[str, Any]], path: Path) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file private; write a normal one
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            _write(records, out)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 @contextlib.contextmanager
@@ -108,16 +99,3 @@ def _progress(records: Iterator[dict[str, Any]], total: int) -> Iterator[Iterato
                 progress.advance(task)
 
         yield counted()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
-    return value
