@@ -15,7 +15,7 @@ reaches up to the agents, and only when such a spec is given.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -63,18 +63,21 @@ def is_agent(policy: object) -> bool:
     return callable(getattr(policy, "act", None))
 
 
-def resolve_policy(spec: PolicySpec, rules: Ruleset) -> Policy | Any:
+OPPONENT_KINDS = "an agent spec string such as 'heuristic', a policy callable or an agent"
+
+
+def resolve_policy(spec: PolicySpec, rules: Ruleset, where: str = "opponents") -> Policy | Any:
     """A policy or agent from a spec string, a callable or an agent (returned as is).
 
     Raises:
-        ValueError: for an unknown spec, naming it and the known ones.
+        ValueError: for an unknown spec, naming it (as ``where``) and the known ones.
     """
     if is_agent(spec) or callable(spec):
         return spec
     if spec == "random":
         return RandomPolicy()
     if not isinstance(spec, str):
-        raise ValueError(f"an opponent is a spec string, a callable or an agent; got {spec!r}")
+        raise ValueError(f"{where} must be {OPPONENT_KINDS}; got {spec!r}")
     from agents import make_agent  # the agent registry (see the module docstring)
 
     return make_agent(spec, rules)
@@ -91,9 +94,14 @@ def resolve_opponents(
     if isinstance(opponents, str) or callable(opponents) or is_agent(opponents):
         policy = resolve_policy(opponents, rules)
         return [policy] * (n - 1)
+    if not isinstance(opponents, Iterable):
+        raise ValueError(
+            f"opponents must be {OPPONENT_KINDS}, or a sequence of {n - 1} of them "
+            f"(one per other seat); got {opponents!r}"
+        )
     specs = list(opponents)
     if len(specs) != n - 1:
         raise ValueError(
             f"opponents must be one spec or {n - 1} specs (one per other seat); got {len(specs)}"
         )
-    return [resolve_policy(s, rules) for s in specs]
+    return [resolve_policy(s, rules, f"opponents[{i}]") for i, s in enumerate(specs)]

@@ -32,6 +32,7 @@ Seeding            ``reset(seed=s)`` seeds one generator for the whole batch
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import gymnasium as gym
@@ -67,6 +68,9 @@ class SparVectorEnv(VectorEnv):
     ) -> None:
         if render_mode is not None:
             raise ValueError(f"SparVectorEnv does not render; got render_mode={render_mode!r}")
+        if not isinstance(num_envs, Integral) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
+        num_envs = int(num_envs)
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.rules = env_rules(variant, num_players, options)

@@ -14,6 +14,7 @@ action space does not change with the ``ace_of_spades`` option.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cached_property
 
@@ -70,9 +71,12 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         # Normalise sequences so that lists given by users hash and compare.
-        object.__setattr__(self, "suits", tuple(self.suits))
-        object.__setattr__(self, "ranks", tuple(str(r).upper() for r in self.ranks))
-        object.__setattr__(self, "deal_pattern", tuple(self.deal_pattern))
+        object.__setattr__(self, "suits", _sequence("suits", self.suits, "('C', 'D', 'H', 'S')"))
+        ranks = _sequence("ranks", self.ranks, "('A', 'K', 'Q')")
+        object.__setattr__(self, "ranks", tuple(str(r).upper() for r in ranks))
+        object.__setattr__(
+            self, "deal_pattern", _sequence("deal_pattern", self.deal_pattern, "(3, 2)")
+        )
         _validate(self)
 
     # ----- deck -----------------------------------------------------------------
@@ -205,6 +209,18 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _got(value: object) -> str:
+    """``got 3``, or ``got '3' (a str)`` when the type is the problem."""
+    return f"got {value!r}" if _whole(value) else f"got {value!r} (a {type(value).__name__})"
+
+
+def _sequence(name: str, value: object, example: str) -> tuple:
+    """A field given as a list, tuple or other iterable, as a tuple."""
+    if not isinstance(value, Iterable):
+        raise ValueError(f"{name} must be a sequence such as {example}; got {value!r}")
+    return tuple(value)
+
+
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
@@ -241,7 +257,7 @@ def _validate(r: Ruleset) -> None:
             f"last_two={r.last_two!r} applies to scoring 'spar' only; got {r.scoring!r}"
         )
     if not _whole(r.hand_size) or r.hand_size < 1:
-        raise ValueError(f"hand_size must be a positive whole number; got {r.hand_size!r}")
+        raise ValueError(f"hand_size must be a positive whole number; {_got(r.hand_size)}")
     if (
         not r.deal_pattern
         or any(not _whole(b) or b < 1 for b in r.deal_pattern)
@@ -252,7 +268,7 @@ def _validate(r: Ruleset) -> None:
             f"hand_size {r.hand_size}"
         )
     if not _whole(r.players) or r.players < 2:
-        raise ValueError(f"players must be at least 2; got {r.players!r}")
+        raise ValueError(f"players must be a whole number of at least 2; {_got(r.players)}")
     if r.hand_size > r.deck_size:
         raise ValueError(
             f"hand_size {r.hand_size} is more than the {r.deck_size}-card {r.variant} deck holds"
@@ -273,7 +289,7 @@ def _validate(r: Ruleset) -> None:
         _whole(r.first_dealer) and 0 <= r.first_dealer < r.players
     ):
         raise ValueError(
-            f"first_dealer must be a seat 0..{r.players - 1} or None; got {r.first_dealer!r}"
+            f"first_dealer must be a seat 0..{r.players - 1} or None; {_got(r.first_dealer)}"
         )
     _validate_end(r.end)
 
