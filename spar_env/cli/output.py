@@ -37,7 +37,8 @@ def check_output_path(path: Path, option: str, suffixes: Sequence[str] | None = 
         raise ValueError(f"{where}: the file name must end in {allowed}")
     parent = path.parent
     if not parent.is_dir():
-        raise ValueError(f"{where}: cannot write there: no such directory {parent}")
+        why = f"{parent} is not a directory" if parent.exists() else f"no such directory {parent}"
+        raise ValueError(f"{where}: cannot write there: {why}")
     try:  # the only sure test on every file system (and as root) is to create a file
         with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".tmp"):
             pass
