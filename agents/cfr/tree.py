@@ -74,6 +74,7 @@ class GameTree:
     rules: Ruleset | None = None  # None for a hand-made tree
     deal_hands: np.ndarray | None = None  # uint64 [D, N] hands of each chance outcome
     deal_dealer: np.ndarray | None = None  # int64 [D] dealer of each chance outcome
+    infoset_keys: np.ndarray | None = None  # bytes [I] sorted keys (see infoset_keys())
 
     @property
     def num_nodes(self) -> int:
@@ -247,7 +248,7 @@ def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
         if frontier.batch_size == 0:
             break
         seat = frontier.current_player
-        key_parts.append(_infoset_keys(seat, dealer, frontier.dealt, history))
+        key_parts.append(infoset_keys(seat, dealer, frontier.dealt, history))
         key_nodes.append(ids)
         mask = frontier.legal_mask()
         rows, acts = np.nonzero(mask)  # row-major: each node's children contiguous, ascending
@@ -290,13 +291,20 @@ def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
         rules=rules,
         deal_hands=deal_hands,
         deal_dealer=dealers,
+        infoset_keys=uniq,
     )
 
 
-def _infoset_keys(
+def infoset_keys(
     seat: np.ndarray, dealer: np.ndarray, dealt: np.ndarray, history: np.ndarray
 ) -> np.ndarray:
-    """Byte keys of (seat, dealer, the seat's dealt hand, the plays so far) per game."""
+    """Byte keys of (seat, dealer, the seat's dealt hand, the plays so far) per game.
+
+    Args:
+        seat, dealer: ``int [G]``.
+        dealt: ``uint64 [G, N]`` hands as dealt (only the seat's own is read).
+        history: ``int8 [G, N * H]`` cards played in order, -1 past the last.
+    """
     own = dealt[np.arange(seat.shape[0]), seat].astype(">u8")[:, None].view(np.uint8)
     rows = np.concatenate(
         [
@@ -326,6 +334,7 @@ def _finish(
     rules: Ruleset | None = None,
     deal_hands: np.ndarray | None = None,
     deal_dealer: np.ndarray | None = None,
+    infoset_keys: np.ndarray | None = None,
 ) -> GameTree:
     """Derive the child ranges and the infoset tables, and check the tree's shape."""
     m = player.shape[0]
@@ -373,6 +382,7 @@ def _finish(
         rules=rules,
         deal_hands=deal_hands,
         deal_dealer=deal_dealer,
+        infoset_keys=infoset_keys,
     )
 
 
