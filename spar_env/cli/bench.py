@@ -212,7 +212,7 @@ def write_csv(result, path: Path) -> None:
 
 
 def plot_means(result, path: Path) -> None:
-    """A chart (in the format of the path's suffix): each agent's mean payoff per hand with its 95% interval."""
+    """A chart of each agent's mean payoff per hand with its 95% interval, as the suffix says."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
