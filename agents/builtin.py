@@ -33,3 +33,12 @@ def _pimc(rules: Ruleset, worlds: int = 32, seed: int = 0, time_limit: float | N
     from agents.pimc import PimcAgent  # imported on use: it compiles its search with Numba
 
     return PimcAgent(rules, worlds=worlds, seed=seed, time_limit=time_limit)
+
+
+@register("ppo")
+def _ppo(rules: Ruleset, path: str | None = None, greedy: bool = True):
+    from agents.ppo.agent import PPOAgent  # imported on use: it needs torch
+
+    if path is None:
+        raise ValueError("ppo needs a run folder or checkpoint file: ppo:runs/<name>")
+    return PPOAgent.from_path(rules, str(path), greedy=greedy)

@@ -1,0 +1,102 @@
+"""Checkpoint files that run no code when loaded, and that refuse to load if damaged.
+
+A checkpoint is a dict of tensors, numbers, strings, lists and dicts. It is
+written with :func:`torch.save` into memory, and that blob is saved, with
+its SHA-256 digest and a format tag, in an outer :func:`torch.save` file.
+Both levels are read back with ``torch.load(weights_only=True)``, which
+refuses any pickle that would build other objects (so a hostile file's
+code never runs), and the digest catches a file cut short or altered.
+
+Writing is atomic: a temporary file in the same folder, then a rename, so a
+run killed while writing leaves the previous checkpoint whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+FORMAT = "spar-rl checkpoint"
+FORMAT_VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: unreadable, damaged, unsafe, or for another game."""
+
+
+def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
+    """Write ``payload`` to ``path`` atomically (see the module docstring)."""
+    path = Path(path)
+    inner = io.BytesIO()
+    torch.save(payload, inner)
+    blob = inner.getvalue()
+    outer = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "sha256": hashlib.sha256(blob).hexdigest(),
+        "payload": torch.frombuffer(bytearray(blob), dtype=torch.uint8),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it the usual mode
+        with os.fdopen(fd, "wb") as f:
+            torch.save(outer, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a checkpoint written by :func:`save_checkpoint`.
+
+    Raises:
+        CheckpointError: if the file is missing, is not such a checkpoint, is
+            truncated or altered, or holds anything but plain data.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    outer = _safe_load(path, path.read_bytes(), "file")
+    if not isinstance(outer, dict) or outer.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a spar-rl checkpoint")
+    if outer.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path}: checkpoint format version {outer.get('format_version')!r}; "
+            f"this spar-rl reads version {FORMAT_VERSION}"
+        )
+    payload = outer.get("payload")
+    if not isinstance(payload, torch.Tensor) or payload.dtype != torch.uint8:
+        raise CheckpointError(f"{path}: the checkpoint has no payload")
+    blob = payload.numpy().tobytes()
+    if hashlib.sha256(blob).hexdigest() != outer.get("sha256"):
+        raise CheckpointError(f"{path}: the checkpoint is damaged (its SHA-256 digest differs)")
+    inner = _safe_load(path, blob, "payload")
+    if not isinstance(inner, dict):
+        raise CheckpointError(f"{path}: the checkpoint payload is not a dict")
+    return inner
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _safe_load(path: Path, data: bytes, what: str) -> Any:
+    try:
+        return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+    except Exception as e:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if "weights_only" in str(e) or "Unsupported global" in str(e):
+            reason = "it holds objects other than plain data (refused unread: only weights load)"
+        raise CheckpointError(f"{path}: cannot read the checkpoint {what}: {reason}") from None

@@ -1,0 +1,96 @@
+"""The masked actor-critic: a policy over legal cards and a value of the seat's payoff.
+
+The actor and the critic are separate MLPs. The actor reads one seat's
+observation (:mod:`spar_env.observe`) and nothing else, so a trained policy
+can never depend on a hidden card. The critic reads the same observation and,
+when ``privileged`` is on, the hands of every other seat as well (relative
+to the observer), as in PerfectDou's perfect-information distillation: it is
+used only to train, never to play.
+
+Illegal actions get the logit :data:`ILLEGAL_LOGIT`, a large finite number,
+so that a row whose mask is all False (a game whose episode just ended)
+gives finite log-probabilities instead of NaNs; its entropy, taken over legal
+actions only, is 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+ILLEGAL_LOGIT = -1e9
+
+
+def mlp(inputs: int, hidden: Sequence[int], outputs: int, out_gain: float) -> nn.Sequential:
+    """Tanh MLP with orthogonal initialisation (the usual PPO recipe)."""
+    layers: list[nn.Module] = []
+    width = inputs
+    for h in hidden:
+        linear = nn.Linear(width, h)
+        nn.init.orthogonal_(linear.weight, gain=np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers += [linear, nn.Tanh()]
+        width = h
+    head = nn.Linear(width, outputs)
+    nn.init.orthogonal_(head.weight, gain=out_gain)
+    nn.init.zeros_(head.bias)
+    layers.append(head)
+    return nn.Sequential(*layers)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with every illegal action (``mask`` False) set to :data:`ILLEGAL_LOGIT`."""
+    return logits.masked_fill(~mask, ILLEGAL_LOGIT)
+
+
+def legal_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy of the masked policy, over legal actions only: ``float [G]``."""
+    logp = torch.log_softmax(logits, dim=-1)
+    return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
+
+
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over observation vectors.
+
+    Args:
+        obs_high: ``[D]`` the upper bound of each observation entry; inputs are
+            divided by it, so every feature lies in ``[0, 1]``.
+        num_actions: size of the action space (cards, plus KEEP/EXCHANGE).
+        hidden: widths of the hidden layers of each network.
+        privileged: width of the critic's extra input (0: none).
+    """
+
+    def __init__(
+        self,
+        obs_high: np.ndarray,
+        num_actions: int,
+        hidden: Sequence[int] = (256, 256),
+        privileged: int = 0,
+    ) -> None:
+        super().__init__()
+        scale = 1.0 / np.maximum(np.asarray(obs_high, dtype=np.float32), 1.0)
+        self.register_buffer("obs_scale", torch.as_tensor(scale))
+        self.obs_size = int(scale.shape[0])
+        self.num_actions = int(num_actions)
+        self.privileged = int(privileged)
+        self.actor = mlp(self.obs_size, hidden, self.num_actions, out_gain=0.01)
+        self.critic = mlp(self.obs_size + self.privileged, hidden, 1, out_gain=1.0)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        return obs.to(torch.float32) * self.obs_scale
+
+    def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked logits ``[G, A]`` from the observation alone."""
+        return masked_logits(self.actor(self.features(obs)), mask)
+
+    def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+        """The critic's estimate of the seat's (scaled) payoff, ``[G]``."""
+        x = self.features(obs)
+        if self.privileged:
+            if extra is None:
+                raise ValueError("this critic is privileged: pass the other seats' hands")
+            x = torch.cat([x, extra.to(torch.float32)], dim=-1)
+        return self.critic(x).squeeze(-1)

@@ -1,0 +1,301 @@
+"""PPO: the masked network, GAE, safe checkpoints, the agent spec, exact resume and a learning test."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from test_observe import random_states, relabel_hidden
+
+from agents import make_agent
+from agents.base import Situation
+from agents.ppo.agent import PPOAgent, policy_probs, sample_actions
+from agents.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.ppo.network import ActorCritic, legal_entropy
+from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
+from spar_env.history import History
+from spar_env.observe import layout_for
+from spar_env.rules import make_rules
+from train.config import Config, load_config
+from train.evaluate import evaluate
+from train.ppo import build_model, train
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "ppo_tiny.toml"
+
+
+def tiny(*overrides: str) -> Config:
+    return load_config(TINY, list(overrides))
+
+
+# ----- the network --------------------------------------------------------------------
+def test_an_all_false_mask_gives_finite_losses_and_gradients() -> None:
+    """A game whose episode just ended has an all-zero mask: no NaN anywhere."""
+    rules = make_rules("spar", players=2)
+    model = ActorCritic(layout_for(rules).high, rules.num_actions, (32,))
+    obs = torch.zeros((4, model.obs_size), dtype=torch.uint8)
+    mask = torch.zeros((4, rules.num_actions), dtype=torch.bool)
+    mask[:2, :3] = True  # two live rows, two rows with no legal action
+    batch = Batch(
+        obs=obs,
+        mask=mask,
+        actions=torch.tensor([0, 1, 0, 0]),
+        logp=torch.full((4,), -1.0),
+        values=torch.zeros(4),
+        advantages=torch.tensor([1.0, -1.0, 0.5, 0.0]),
+        returns=torch.tensor([1.0, -1.0, 0.0, 0.0]),
+        extra=None,
+    )
+    logits = model.policy_logits(obs, mask)
+    assert torch.isfinite(torch.log_softmax(logits, -1)).all()
+    entropy = legal_entropy(logits, mask)
+    assert entropy[2:].eq(0).all() and (entropy[:2] > 0).all()  # over legal cards only
+    optimizer = torch.optim.Adam(model.parameters())
+    stats = ppo_update(model, optimizer, batch, PPOSettings(epochs=1, minibatch_size=4),
+                       np.random.default_rng(0))  # fmt: skip
+    assert all(np.isfinite(v) for v in stats.values())
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+def test_illegal_cards_get_exactly_zero_probability_and_are_never_sampled() -> None:
+    rules = make_rules("spar")
+    model = ActorCritic(layout_for(rules).high, rules.num_actions, (32,))
+    state = random_states(rules, 256, np.random.default_rng(0))
+    live = np.flatnonzero(~state.terminated)
+    situation = Situation(state, History(state), live)
+    probs = policy_probs(model, situation.obs, situation.mask)
+    assert (probs[~situation.mask] == 0).all()
+    np.testing.assert_allclose(probs.sum(axis=1), 1, atol=1e-5)
+    actions = sample_actions(probs, np.random.default_rng(1))
+    assert situation.mask[np.arange(live.size), actions].all()
+
+
+def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic() -> None:
+    """Relabelling every card the seat cannot see leaves the policy's choices unchanged,
+    while the privileged critic (training only) does see them."""
+    rules = make_rules("spar")
+    config = tiny("game.players=4", "model.privileged_critic=true")
+    model = build_model(config, rules)
+    assert model.privileged > 0
+    assert model.actor[0].in_features == layout_for(rules).size  # no room for hidden cards
+    rng = np.random.default_rng(3)
+    state = random_states(rules, 200, rng)
+    live = np.flatnonzero(~state.terminated)
+    agent = PPOAgent(rules, model)
+    before = agent.act(Situation(state, History(state), live), rng)
+    for seat in range(rules.players):
+        moved = relabel_hidden(state, seat, rng)
+        mine = live[state.current_player[live] == seat]
+        if mine.size == 0:
+            continue
+        after = agent.act(Situation(moved, History(moved), mine), rng)
+        sel = np.searchsorted(live, mine)
+        np.testing.assert_array_equal(after.probs, before.probs[sel])
+    from train.rollout import hidden_hands
+
+    seats = state.current_player[live]
+    extra = torch.from_numpy(hidden_hands(state, live, seats))
+    other = torch.from_numpy(hidden_hands(relabel_hidden(state, 0, rng), live, seats))
+    obs = torch.from_numpy(Situation(state, History(state), live).obs)
+    assert not torch.equal(model.value(obs, extra), model.value(obs, other))
+
+
+# ----- GAE ----------------------------------------------------------------------------
+def test_gae_by_hand() -> None:
+    # One trajectory of three steps, reward 1 at the end; another of one step, reward -1.
+    values = np.array([[0.5, 0.2, 0.8], [0.1, 9.0, 9.0]])
+    rewards = np.array([[0, 0, 1.0], [-1.0, 0, 0]])
+    valid = np.array([[True, True, True], [True, False, False]])
+    adv, ret = gae(rewards, values, valid, gamma=1.0, lam=0.5)
+    d2 = 1.0 - 0.8
+    d1 = 0.8 - 0.2
+    d0 = 0.2 - 0.5
+    a2, a1 = d2, d1 + 0.5 * d2
+    a0 = d0 + 0.5 * a1
+    np.testing.assert_allclose(adv[0], [a0, a1, a2], rtol=1e-6)
+    np.testing.assert_allclose(adv[1], [-1.1, 0, 0], rtol=1e-6)
+    np.testing.assert_allclose(ret[0], adv[0] + values[0], rtol=1e-6)
+    # lam = 1 gives Monte Carlo returns: the final reward at every step.
+    _, mc = gae(rewards, values, valid, gamma=1.0, lam=1.0)
+    np.testing.assert_allclose(mc[0], [1, 1, 1], rtol=1e-6)
+
+
+# ----- checkpoints --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    runs = tmp_path_factory.mktemp("runs")
+    train(tiny(), runs)
+    return runs / "tiny"
+
+
+def test_a_run_writes_config_events_and_checkpoints(tiny_run: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    assert (tiny_run / "config.toml").is_file()
+    assert "spar_rl_version" in (tiny_run / "config.toml").read_text()
+    assert sorted(p.name for p in (tiny_run / "checkpoints").iterdir()) == [
+        "update_000002.pt",
+        "update_000004.pt",
+    ]
+    events = EventAccumulator(str(tiny_run))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in (
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clip_fraction",
+        "charts/SPS",
+        "charts/learning_rate",
+        "eval/payoff_vs_random",
+        "eval/payoff_vs_random_ci95",
+        "eval/payoff_vs_heuristic",
+        "skill/kept_low_card_vs_heuristic",
+        "skill/won_last_with_low_card_vs_heuristic",
+        "skill/won_trick_before_last_vs_heuristic",
+    ):
+        assert tag in tags, tag
+        assert all(np.isfinite(e.value) for e in events.Scalars(tag)), tag
+    assert [e.step for e in events.Scalars("losses/policy_loss")] == [1, 2, 3, 4]
+    assert "hyperparameters" in str(events.Tags()["tensors"])
+
+
+def test_the_run_is_an_agent_spec_and_refuses_another_game(tiny_run: Path) -> None:
+    rules = make_rules("spar", players=2)
+    agent = make_agent(f"ppo:{tiny_run}", rules)
+    assert isinstance(agent, PPOAgent)
+    file = tiny_run / "checkpoints" / "update_000002.pt"
+    assert isinstance(make_agent(f"ppo:path={file},greedy=false", rules), PPOAgent)
+    with pytest.raises(
+        ValueError, match=r"trained for spar with 2 players.*this game is spar with 4"
+    ):
+        make_agent(f"ppo:{tiny_run}", make_rules("spar", players=4))
+    with pytest.raises(ValueError, match="sipa"):
+        make_agent(f"ppo:{tiny_run}", make_rules("sipa", players=2))
+    with pytest.raises(ValueError, match="no such checkpoint file or run folder"):
+        make_agent(f"ppo:{tiny_run}/nothing", rules)
+
+
+def test_truncated_or_altered_checkpoints_are_refused(tiny_run: Path, tmp_path: Path) -> None:
+    data = (tiny_run / "checkpoints" / "update_000004.pt").read_bytes()
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="cut.pt: cannot read"):
+        load_checkpoint(cut)
+    altered = bytearray(data)
+    altered[len(data) // 2] ^= 0xFF
+    bad = tmp_path / "altered.pt"
+    bad.write_bytes(bytes(altered))
+    with pytest.raises(CheckpointError, match="altered.pt"):
+        load_checkpoint(bad)
+    not_ours = tmp_path / "plain.pt"
+    torch.save({"weights": torch.zeros(3)}, not_ours)
+    with pytest.raises(CheckpointError, match="not a spar-rl checkpoint"):
+        load_checkpoint(not_ours)
+
+
+class _Payload:
+    """A pickle whose loading would write a file: the classic hostile checkpoint."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __reduce__(self):
+        return (Path(self.target).write_text, ("pwned",))
+
+
+@pytest.mark.parametrize("where", ["outer", "inner"])
+def test_a_pickle_that_carries_code_is_refused_and_never_runs(tmp_path: Path, where: str) -> None:
+    target = tmp_path / "written_by_the_payload"
+    hostile = tmp_path / "hostile.pt"
+    if where == "outer":
+        torch.save({"format": "spar-rl checkpoint", "x": _Payload(str(target))}, hostile)
+    else:  # a well-formed outer file whose payload carries the code
+        import hashlib
+
+        blob = io.BytesIO()
+        torch.save({"weights": _Payload(str(target))}, blob)
+        raw = blob.getvalue()
+        torch.save(
+            {
+                "format": "spar-rl checkpoint",
+                "format_version": 1,
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "payload": torch.frombuffer(bytearray(raw), dtype=torch.uint8),
+            },
+            hostile,
+        )
+    with pytest.raises(CheckpointError, match="only weights load"):
+        load_checkpoint(hostile)
+    assert not target.exists()
+    with pytest.raises(ValueError, match="hostile.pt"):
+        make_agent(f"ppo:{hostile}", make_rules("spar", players=2))
+    assert not target.exists()
+    # Unpickled without weights_only, the same file runs its code: the test is not vacuous.
+    outer = torch.load(hostile, weights_only=False)
+    if where == "inner":
+        torch.load(io.BytesIO(outer["payload"].numpy().tobytes()), weights_only=False)
+    assert target.exists()
+
+
+def test_checkpoints_are_written_atomically(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "c.pt"
+    save_checkpoint(path, {"a": torch.ones(2)})
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, {"a": torch.zeros(2)})
+    assert load_checkpoint(path)["a"].tolist() == [1.0, 1.0]  # the old one, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["c.pt"]  # no temporary file left
+
+
+# ----- exact resume ---------------------------------------------------------------------
+def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(tmp_path: Path) -> None:
+    config = tiny("run.updates=5", "run.checkpoint_every=1")
+    whole = train(config, tmp_path / "a")
+    stopped = train(config, tmp_path / "b", stop_after=2)
+    assert stopped.stopped_early and stopped.counters.update == 2
+    resumed = train(config, tmp_path / "b", resume=True)
+    assert resumed.counters.update == 5 and whole.counters.decisions == resumed.counters.decisions
+    a = load_checkpoint(tmp_path / "a" / "tiny" / "checkpoints" / "update_000005.pt")
+    b = load_checkpoint(tmp_path / "b" / "tiny" / "checkpoints" / "update_000005.pt")
+    for key, tensor in a["weights"].items():
+        assert torch.equal(tensor, b["weights"][key]), key
+    assert a["rng"] == b["rng"]
+    assert len(a["pool"]) == len(b["pool"]) == 2
+
+
+def test_a_run_folder_in_use_is_not_overwritten(tiny_run: Path) -> None:
+    with pytest.raises(ValueError, match="already exists; resume it"):
+        train(tiny(), tiny_run.parent)
+
+
+# ----- learning -------------------------------------------------------------------------
+@pytest.mark.slow
+def test_ppo_learns_to_beat_random_in_two_player_spar(tmp_path: Path) -> None:
+    """An honest learning test: the payoff against random rises well above where it started,
+    on the same duplicate deals, by more than both 95% intervals."""
+    config = tiny(
+        "run.updates=30",
+        "rollout.games=512",
+        "ppo.minibatch_size=2048",
+        "ppo.lr=1e-3",
+        "pool.mix={ self = 0.5, random = 0.5 }",
+        "eval.every=30",
+        "eval.deals=1500",
+        "eval.opponents=['random']",
+    )
+    rules = make_rules("spar", players=2)
+    torch.manual_seed(config.run.seed)
+    start = evaluate(PPOAgent(rules, build_model(config, rules)), rules, ["random"], 1500, 12345)
+    result = train(config, tmp_path)
+    before, after = start["random"], result.evaluations["random"]
+    assert after["mean_payoff"] - after["ci95"] > before.mean_payoff + before.ci95

@@ -1,0 +1,104 @@
+"""Run configs: the shipped files load, the default file is the built-in default, and every bad
+key or value is refused before training with a message that names it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from train.config import (
+    Config,
+    ConfigError,
+    default_config_path,
+    dump_config,
+    from_dict,
+    load_config,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_every_shipped_config_loads(path: Path) -> None:
+    config = load_config(path)
+    assert config.algorithm == "ppo"
+    assert config.run.name == path.stem.removeprefix("ppo_")
+
+
+def test_the_default_config_file_is_the_built_in_default() -> None:
+    path = default_config_path()
+    assert path == ROOT / "configs" / "ppo_spar4.toml"
+    assert load_config(path) == Config()
+
+
+def test_overrides_and_the_written_config_round_trip(tmp_path: Path) -> None:
+    config = load_config(
+        default_config_path(),
+        ["ppo.lr=1e-3", "model.hidden=[64, 32]", "pool.mix.random=0.5", "run.name=mine"],
+    )
+    assert config.ppo.lr == 1e-3 and config.model.hidden == [64, 32]
+    assert config.pool.mix["random"] == 0.5 and config.run.name == "mine"
+    text = dump_config(config, "9.9.9")
+    assert text.startswith('spar_rl_version = "9.9.9"')
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    assert load_config(path) == config
+
+
+BAD = [
+    (["nosuch.key=1"], "nosuch: unknown section"),
+    (["ppo.lrr=1"], "ppo.lrr: unknown key; keys of [ppo]: lr, "),
+    (["ppo.lr=abc"], "ppo.lr: expected a number, got 'abc'"),
+    (["ppo.lr=-1"], "ppo.lr: must be positive; got -1.0"),
+    (["ppo.lr=nan"], "ppo.lr: expected a finite number"),
+    (["ppo.epochs=2.5"], "ppo.epochs: expected a whole number, got 2.5"),
+    (["ppo.epochs=0"], "ppo.epochs: must be at least 1"),
+    (["ppo.gamma=1.5"], "ppo.gamma: must be in (0, 1]"),
+    (["ppo.clip=0"], "ppo.clip: must be in (0, 1)"),
+    (["ppo.lr_schedule=cosine"], "ppo.lr_schedule: must be linear or constant"),
+    (["model.hidden=[64, 0]"], "model.hidden: must be a list of positive layer widths"),
+    (["model.hidden=64"], "model.hidden: expected a list, got 64"),
+    (["model.privileged_critic=yes"], "model.privileged_critic: expected true or false"),
+    (["run.updates=0"], "run.updates: must be at least 1"),
+    (["run.name=a/b"], "run.name: must be a folder name"),
+    (["run.seed=-3"], "run.seed: must be a non-negative integer"),
+    (["rollout.games=0"], "rollout.games: must be at least 1"),
+    (["game.players=9"], "game: spar allows at most 7 players"),
+    (["game.variant=nosuch"], "game: unknown variant 'nosuch'"),
+    (["game.options.nosuch=1"], "game: unknown option 'nosuch' for spar"),
+    (["pool.mix.nosuchagent=1"], "pool.mix.nosuchagent: unknown opponent"),
+    (["pool.mix.self=-1"], "pool.mix.self: must be 0 or more"),
+    (["pool.mix={ self = 0 }"], "pool.mix: must be shares that add up to more than 0"),
+    (["eval.deals=1"], "eval.deals: must be at least 2"),
+    (["eval.opponents=['random', 'nobody']"], "eval.opponents[1]: must be an agent spec"),
+    (["warmstart.imitate=nobody"], "warmstart.imitate: must be an agent spec"),
+    (["algorithm=dqn"], "algorithm: must be one of ppo"),
+    (["ppo=1"], "ppo: must be a table"),
+    (["oops"], "--set 'oops': expected section.key=value"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), BAD, ids=[b[0][0] for b in BAD])
+def test_bad_configs_are_refused_naming_the_key(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        load_config(None, overrides)
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_unreadable_files_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="nope.toml: no such config file"):
+        load_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[ppo\nlr = 1")
+    with pytest.raises(ConfigError, match="bad.toml: not a valid TOML file"):
+        load_config(bad)
+
+
+def test_configs_are_frozen_data() -> None:
+    config = from_dict({"ppo": {"lr": 1e-3}})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.ppo.lr = 1.0  # type: ignore[misc]

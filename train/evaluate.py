@@ -1,0 +1,29 @@
+"""Evaluation of a policy during training: duplicate deals against fixed opponents.
+
+Each evaluation plays the learner in one seat against ``N - 1`` copies of
+one opponent, with the duplicate-deal tournament of ``spar bench``
+(:func:`train.tournament.run_tournament`) on the same deals every time (a
+fixed seed), so successive points of a curve differ by the policy alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents import Agent
+from spar_env.rules import Ruleset
+from train.tournament import AgentResult, run_tournament
+
+LEARNER = "learner"  # the learner's name in the lineup
+
+
+def evaluate(
+    agent: Agent, rules: Ruleset, opponents: Sequence[str], deals: int, seed: int
+) -> dict[str, AgentResult]:
+    """The learner's figures against each opponent spec (one learner, ``N - 1`` opponents)."""
+    out = {}
+    for spec in opponents:
+        lineup = [LEARNER] + [spec] * (rules.players - 1)
+        result = run_tournament(lineup, rules, deals, seed, agents={LEARNER: agent})
+        out[spec] = result.agents[0]
+    return out

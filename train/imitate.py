@@ -1,0 +1,71 @@
+"""Warm start: the actor imitates an agent's decisions, and the critic learns their outcomes.
+
+The teacher (``heuristic`` or ``pimc``) plays every seat of a batch of hands
+through the same :class:`~train.rollout.Collector` as PPO; each of its
+decisions with more than one legal action is a cross-entropy target for the
+actor's masked policy, and each seat's payoff for the hand is the critic's
+target. This gives PPO a policy that already plays sensibly, and a value
+that already knows what hands are worth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from agents import make_agent
+from agents.ppo.network import ActorCritic
+from spar_env.core import unpack
+from spar_env.core.bits import popcount
+from train.pool import SELF, OpponentPool
+from train.rollout import Collector
+
+
+def imitate(
+    model: ActorCritic,
+    collector: Collector,
+    teacher_spec: str,
+    steps: int,
+    lr: float,
+    reward_scale: float,
+    rng: np.random.Generator,
+    minibatch_size: int = 8192,
+    on_step=None,
+) -> list[float]:
+    """``steps`` rounds of one batch of the teacher's hands, then one pass of minibatches.
+
+    Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
+    """
+    rules = collector.rules
+    teacher = make_agent(teacher_spec, rules)
+    pool = OpponentPool(rules, {SELF: 1.0}, keep=1, make_model=None)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
+    losses = []
+    for step in range(steps):
+        rollout = collector.collect(model, pool, 1, rng, reward_scale, teacher=teacher)
+        choice = popcount(rollout.legal) > 1
+        obs = torch.from_numpy(rollout.obs[choice])
+        mask = torch.from_numpy(unpack(rollout.legal[choice], rules.num_actions))
+        target = torch.from_numpy(rollout.actions[choice])
+        value_target = torch.from_numpy(rollout.rewards[rollout.trajectory[choice]])
+        extra = None if rollout.extra is None else torch.from_numpy(rollout.extra[choice])
+        order = torch.as_tensor(rng.permutation(obs.shape[0]))
+        total, batches = 0.0, 0
+        model.train()
+        for start in range(0, obs.shape[0], minibatch_size):
+            idx = order[start : start + minibatch_size]
+            logits = model.policy_logits(obs[idx], mask[idx])
+            ce = torch.nn.functional.cross_entropy(logits, target[idx])
+            value = model.value(obs[idx], None if extra is None else extra[idx])
+            loss = ce + 0.5 * ((value - value_target[idx]) ** 2).mean()
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimizer.step()
+            total += float(ce)
+            batches += 1
+        model.eval()
+        losses.append(total / max(batches, 1))
+        if on_step is not None:
+            on_step(step, losses[-1])
+    return losses

@@ -1,0 +1,221 @@
+"""Rollouts on the batch core: the learner and its opponents play whole hands in thousands of games.
+
+Every game of the batch plays its hand to the end; then the next hand of its
+session is dealt (the winner deals), or a new session once the session is
+over, so the session scores the observation shows vary as they do in play.
+Each hand's seats are given out by the :class:`~train.pool.OpponentPool`.
+
+At each step the seat to move in each game belongs to the learner or to an
+opponent. The learner's decisions are taken in one forward pass of the
+network and recorded: observation, legal actions, action, its
+log-probability and the critic's value. A learner seat's decisions in one
+hand form one trajectory; the hand's payoff to that seat (times the reward
+scale) is its only reward, paid at its last decision.
+
+The collector's own state (the games between hands) is part of a
+checkpoint, so a resumed run goes on with the very same games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.base import Agent, Situation
+from agents.ppo.agent import sample_actions
+from agents.ppo.network import ActorCritic
+from spar_env import core
+from spar_env.core import State, unpack
+from spar_env.history import History
+from spar_env.observe import Encoder, layout_for
+from spar_env.rules import Ruleset
+from train.pool import LEARNER, OpponentPool
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """The learner's decisions of one rollout (``M`` of them), and what they led to."""
+
+    obs: np.ndarray  # uint8 [M, D]
+    legal: np.ndarray  # uint64 [M] legal actions as a bit set
+    actions: np.ndarray  # int64 [M]
+    logp: np.ndarray  # float32 [M]
+    values: np.ndarray  # float32 [M]
+    extra: np.ndarray | None  # uint8 [M, (N-1)*C] other seats' hands, for a privileged critic
+    trajectory: np.ndarray  # int64 [M] row of the decision's trajectory
+    position: np.ndarray  # int64 [M] its index within the trajectory
+    rewards: np.ndarray  # float32 [R] scaled payoff of each trajectory (0 for non-learner rows)
+    lengths: np.ndarray  # int64 [R] decisions in each trajectory
+    payoff_by_entry: dict[str, tuple[float, int]]  # pool entry -> (sum of payoffs, learner hands)
+    hands: int  # hands played (games x hands per game)
+    num_actions: int
+
+    @property
+    def decisions(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``uint8 [G, (N-1)*C]``: the hands of the other seats, relative to each decider.
+
+    For the privileged critic only (training); a policy never reads it.
+    """
+    layout = layout_for(state.tables.rules)
+    n, c = state.num_players, state.tables.rules.num_card_ids
+    others = layout.rel_to_abs[seats][:, 1:]  # [G, N-1] absolute seats after the decider
+    bits = state.hands[games[:, None], others]
+    return unpack(bits.reshape(-1), c).reshape(games.shape[0], (n - 1) * c).view(np.uint8)
+
+
+class Collector:
+    """Plays hands with the learner and its pool; keeps its games between rollouts."""
+
+    def __init__(self, rules: Ruleset, games: int, rng: np.random.Generator) -> None:
+        self.rules = rules
+        self.state = core.reset(rules, games, rng)
+        self.history = History(self.state)
+        self.encoder = Encoder(layout_for(rules))
+        self.rows = np.arange(games)
+
+    # The games between hands: saved with a checkpoint, for an exact resume.
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {
+            f.name: torch.from_numpy(getattr(self.state, f.name).copy())
+            for f in dataclasses.fields(self.state)
+            if f.name != "tables"
+        }
+
+    def load_state_dict(self, saved: dict[str, torch.Tensor]) -> None:
+        for f in dataclasses.fields(self.state):
+            if f.name == "tables":
+                continue
+            value = saved[f.name].numpy()
+            current = getattr(self.state, f.name)
+            if value.shape != current.shape or value.dtype != current.dtype:
+                raise ValueError(f"saved games: field {f.name} has shape {value.shape}")
+            setattr(self.state, f.name, value.copy())
+        self.history.clear()
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: OpponentPool,
+        hands: int,
+        rng: np.random.Generator,
+        reward_scale: float,
+        teacher: Agent | None = None,
+    ) -> Rollout:
+        """Play ``hands`` hands in every game (module docstring).
+
+        With a ``teacher``, the learner's seats play the teacher's choices
+        instead of the network's (for imitation); the records are the same.
+        """
+        state, rules = self.state, self.rules
+        b, n = state.batch_size, rules.players
+        most = rules.hand_size + (1 if rules.weak_hand_exchange else 0)  # decisions per seat
+        shares = list(pool.shares())
+        records: list[tuple[np.ndarray, ...]] = []
+        rewards = np.zeros((hands, b, n), dtype=np.float32)
+        lengths = np.zeros((hands, b, n), dtype=np.int64)
+        sums = np.zeros(len(shares))
+        counts = np.zeros(len(shares), dtype=np.int64)
+        opponents = pool.opponents
+        for hand in range(hands):
+            roles, entry = pool.assign(b, rng)
+            payoff = np.zeros((b, n), dtype=np.float64)
+            count = lengths[hand]
+            for _ in range(n * most + 1):
+                live = ~state.terminated
+                if not live.any():
+                    break
+                seat = np.maximum(state.current_player, 0)
+                role = np.where(live, roles[self.rows, seat], -2)
+                actions = np.zeros(b, dtype=np.int64)
+                mine = np.flatnonzero(role == LEARNER)
+                if mine.size:
+                    s = seat[mine]
+                    step_records = self._learner_step(model, mine, s, rng, teacher)
+                    actions[mine] = step_records[2]
+                    trajectory = (hand * b + mine) * n + s
+                    records.append((*step_records, trajectory, count[mine, s].copy()))
+                    count[mine, s] += 1
+                for a, agent in enumerate(opponents):
+                    theirs = np.flatnonzero(role == a)
+                    if theirs.size:
+                        situation = Situation(state, self.history, theirs)
+                        actions[theirs] = agent.act(situation, rng).actions
+                self.history.record(state, actions)
+                core.step(state, actions)
+                self.history.settle(state)
+                payoff += state.rewards
+            else:
+                raise RuntimeError("hands still running after every seat's last decision")
+            learner = roles == LEARNER
+            rewards[hand] = np.where(learner, payoff * reward_scale, 0.0)
+            per_game = (payoff * learner).sum(axis=1)
+            sums += np.bincount(entry, weights=per_game, minlength=len(shares))
+            counts += np.bincount(entry, weights=learner.sum(axis=1), minlength=len(shares)).astype(
+                np.int64
+            )
+            self._deal_next(rng)
+        if not records:
+            raise RuntimeError("the learner held no seat in this rollout; check [pool] mix")
+        obs, legal, acts, logp, values, extra, trajectory, position = (
+            np.concatenate(parts) if parts[0] is not None else None
+            for parts in zip(*records, strict=True)
+        )
+        return Rollout(
+            obs=obs,
+            legal=legal,
+            actions=acts,
+            logp=logp,
+            values=values,
+            extra=extra,
+            trajectory=trajectory,
+            position=position,
+            rewards=rewards.reshape(-1),
+            lengths=lengths.reshape(-1),
+            payoff_by_entry={
+                name: (float(sums[i]), int(counts[i])) for i, name in enumerate(shares)
+            },
+            hands=hands * b,
+            num_actions=rules.num_actions,
+        )
+
+    def _learner_step(
+        self,
+        model: ActorCritic,
+        games: np.ndarray,
+        seats: np.ndarray,
+        rng: np.random.Generator,
+        teacher: Agent | None,
+    ) -> tuple[np.ndarray, ...]:
+        state = self.state
+        obs = self.encoder.encode(state, seats, games).copy()
+        legal = state.legal[games]
+        mask = unpack(legal, self.rules.num_actions)
+        extra = hidden_hands(state, games, seats) if model.privileged else None
+        with torch.no_grad():
+            obs_t = torch.from_numpy(obs)
+            logits = model.policy_logits(obs_t, torch.from_numpy(mask))
+            logp_all = torch.log_softmax(logits, dim=-1)
+            value = model.value(obs_t, None if extra is None else torch.from_numpy(extra))
+        if teacher is None:
+            actions = sample_actions(logp_all.exp().numpy() * mask, rng)
+        else:
+            actions = teacher.act(Situation(state, self.history, games), rng).actions
+        logp = logp_all.numpy()[np.arange(games.size), actions]
+        return obs, legal, actions, logp.astype(np.float32), value.numpy(), extra
+
+    def _deal_next(self, rng: np.random.Generator) -> None:
+        """The next hand everywhere: the winner deals, or a new session once one is over."""
+        state = self.state
+        over = state.session_over.copy()  # start_sessions clears it
+        if over.any():
+            core.start_sessions(state, np.flatnonzero(over), rng)
+        if (~over).any():
+            core.next_hand(state, np.flatnonzero(~over), rng)
+        self.history.clear()
