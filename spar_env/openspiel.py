@@ -119,7 +119,10 @@ def register(rules: Ruleset, chance: str | None = None, tree: Any = None) -> str
     deal_steps = rules.deck_size if chance == "card" and _uses_stock(rules) else n * rules.hand_size
     chance_nodes = (deal_steps if chance == "card" else n) + (rules.first_dealer is None)
     plays = n * rules.hand_size + (n if rules.weak_hand_exchange else 0)
-    outcomes = rules.deck_size if chance == "card" else math.comb(rules.deck_size, rules.hand_size)
+    # Card outcomes are card ids, which run over the whole grid (a left-out A♠ keeps its id).
+    outcomes = (
+        rules.num_card_ids if chance == "card" else math.comb(rules.deck_size, rules.hand_size)
+    )
     if tree is not None:
         chance_nodes, outcomes = 1, int(tree.num_children[0])
     game_type = pyspiel.GameType(
