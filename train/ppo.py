@@ -162,7 +162,8 @@ def train(
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_text(run_dir / CONFIG_FILE, dump_config(config, __version__))
 
-    writer = SummaryWriter(str(run_dir), purge_step=counters.update if resume else None)
+    # On resume, drop what a killed session logged past its last checkpoint.
+    writer = SummaryWriter(str(run_dir), purge_step=counters.update + 1 if resume else None)
     if not resume:
         writer.add_text("hyperparameters", _hparam_table(config))
     scale = reward_scale(config, rules)
@@ -218,8 +219,8 @@ def train(
             writer.add_scalar(f"losses/{key}", value, step)
         writer.add_scalar("charts/SPS", sps, step)
         writer.add_scalar("charts/learning_rate", lr, step)
-        writer.add_scalar("charts/rollout_seconds", t1 - t0, step)
-        writer.add_scalar("charts/update_seconds", t2 - t1, step)
+        for part, seconds in {**rollout.seconds, "update": t2 - t1}.items():
+            writer.add_scalar(f"time/{part}_seconds", seconds, step)
         writer.add_scalar("charts/decisions", counters.decisions, step)
         for entry, (total, hands) in rollout.payoff_by_entry.items():
             if hands:
@@ -242,6 +243,7 @@ def train(
             "of": config.run.updates,
             "sps": sps,
             "approx_kl": stats["approx_kl"],
+            "seconds": {**rollout.seconds, "update": t2 - t1},
             "eval": {k: v["mean_payoff"] for k, v in result.evaluations.items()},
         }
         if report is not None:

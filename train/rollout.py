@@ -19,6 +19,7 @@ checkpoint, so a resumed run goes on with the very same games.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,7 @@ class Rollout:
     payoff_by_entry: dict[str, tuple[float, int]]  # pool entry -> (sum of payoffs, learner hands)
     hands: int  # hands played (games x hands per game)
     num_actions: int
+    seconds: dict[str, float]  # where the time went: learner, opponents, game (core + history)
 
     @property
     def decisions(self) -> int:
@@ -123,6 +125,8 @@ class Collector:
         sums = np.zeros(len(shares))
         counts = np.zeros(len(shares), dtype=np.int64)
         opponents = pool.opponents
+        clock = {"learner": 0.0, "opponents": 0.0}
+        begin = time.perf_counter()
         for hand in range(hands):
             roles, entry = pool.assign(b, rng)
             payoff = np.zeros((b, n), dtype=np.float64)
@@ -135,6 +139,7 @@ class Collector:
                 role = np.where(live, roles[self.rows, seat], -2)
                 actions = np.zeros(b, dtype=np.int64)
                 mine = np.flatnonzero(role == LEARNER)
+                t0 = time.perf_counter()
                 if mine.size:
                     s = seat[mine]
                     step_records = self._learner_step(model, mine, s, rng, teacher)
@@ -142,11 +147,14 @@ class Collector:
                     trajectory = (hand * b + mine) * n + s
                     records.append((*step_records, trajectory, count[mine, s].copy()))
                     count[mine, s] += 1
+                t1 = time.perf_counter()
                 for a, agent in enumerate(opponents):
                     theirs = np.flatnonzero(role == a)
                     if theirs.size:
                         situation = Situation(state, self.history, theirs)
                         actions[theirs] = agent.act(situation, rng).actions
+                clock["learner"] += t1 - t0
+                clock["opponents"] += time.perf_counter() - t1
                 self.history.record(state, actions)
                 core.step(state, actions)
                 self.history.settle(state)
@@ -183,6 +191,7 @@ class Collector:
             },
             hands=hands * b,
             num_actions=rules.num_actions,
+            seconds={**clock, "game": time.perf_counter() - begin - sum(clock.values())},
         )
 
     def _learner_step(

@@ -1,0 +1,100 @@
+"""Training speed: `spar train` (PPO on the batch core) against sb3-contrib's MaskablePPO, in one run.
+
+    python benchmarks/train_speed.py                    # about two minutes
+    python benchmarks/train_speed.py --updates 20 --sb3-steps 8192
+
+Both learners train on 4-player ``spar`` and count learner decisions per
+second end to end (rollout and update together, TensorBoard's
+``charts/SPS``):
+
+- **ours**: :func:`train.ppo.train` on ``configs/ppo_spar4.toml`` (its opponent
+  mix), and once more with ``heuristic`` in every other seat, the same
+  opponents as the MaskablePPO run. The first update (torch warm-up) is left
+  out. Where the time goes is reported too: the learner's forward passes,
+  the opponents' decisions, the game (core, observations, history) and the
+  PPO update.
+- **MaskablePPO**: off the shelf (its default ``MlpPolicy`` and
+  hyperparameters) on ``gym.make("spar_env/Spar-v0", opponents="heuristic")``.
+
+The two alternate in rounds, so both see the same machine load; the ratio
+of their speeds is the figure to compare across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import torch
+
+import spar_env  # noqa: F401  (registers spar_env/Spar-v0)
+from train.config import default_config_path, load_config
+from train.ppo import train
+
+
+def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
+    overrides = [f"run.updates={updates}", f"run.threads={threads}", "eval.every=100000"]
+    overrides += ["eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={updates}"]
+    if mix is not None:
+        overrides.append(f"pool.mix={mix}")
+    config = load_config(default_config_path(), overrides)
+    seen: list[dict] = []
+    with tempfile.TemporaryDirectory() as runs:
+        train(config, Path(runs), report=seen.append)
+    steady = seen[1:]  # the first update pays torch's warm-up
+    parts = {k: statistics.fmean(f["seconds"][k] for f in steady) for k in steady[0]["seconds"]}
+    return {"sps": statistics.median(f["sps"] for f in steady), **parts}
+
+
+def sb3(steps: int, threads: int) -> float:
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(threads)
+    env = gym.make("spar_env/Spar-v0", variant="spar", opponents="heuristic")
+    model = MaskablePPO("MlpPolicy", env, seed=0, verbose=0)
+    model.learn(total_timesteps=2048)  # warm-up: one rollout and update
+    begin = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - begin)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--updates", type=int, default=12, help="PPO updates per run of ours")
+    parser.add_argument("--sb3-steps", type=int, default=6144, help="MaskablePPO steps per round")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    rows: dict[str, list[float]] = {"default mix": [], "heuristic": [], "sb3": []}
+    parts: dict[str, dict[str, float]] = {}
+    for r in range(args.rounds):
+        a = ours(args.updates, None, args.threads)
+        b = ours(args.updates, "{ heuristic = 1.0 }", args.threads)
+        c = sb3(args.sb3_steps, args.threads)
+        rows["default mix"].append(a["sps"])
+        rows["heuristic"].append(b["sps"])
+        rows["sb3"].append(c)
+        parts = {"default mix": a, "heuristic": b}
+        print(f"round {r + 1}: ours {a['sps']:,.0f} / {b['sps']:,.0f} (heuristic), "
+              f"MaskablePPO {c:,.0f} learner decisions/s", flush=True)  # fmt: skip
+    sb3_sps = statistics.median(rows["sb3"])
+    print(f"\nMaskablePPO on Spar-v0, heuristic opponents: {sb3_sps:,.0f} decisions/s")
+    for name in ("default mix", "heuristic"):
+        sps = statistics.median(rows[name])
+        p = parts[name]
+        total = p["learner"] + p["opponents"] + p["game"] + p["update"]
+        split = ", ".join(
+            f"{k} {100 * p[k] / total:.0f}%" for k in ("learner", "opponents", "game", "update")
+        )
+        print(
+            f"spar train, {name:11}: {sps:>9,.0f} decisions/s = {sps / sb3_sps:5.1f}x MaskablePPO"
+            f"   (time per update: {split})"
+        )
+
+
+if __name__ == "__main__":
+    main()

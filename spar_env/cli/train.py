@@ -1,0 +1,152 @@
+"""``spar train``: train an agent from a TOML config, with TensorBoard curves and safe checkpoints.
+
+    spar train                                  # configs/ppo_spar4.toml, the default
+    spar train configs/ppo_spar2.toml --seed 7 --name mine
+    spar train configs/ppo_spar4.toml --set ppo.lr=3e-4 --set rollout.games=4096
+    spar train --resume runs/mine               # go on from its latest checkpoint
+
+A run is written to runs/NAME/: config.toml (the config in force), the
+TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
+trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
+A config with an unknown key, a wrong type or an impossible value is refused
+before training starts, naming the key. The keys and their defaults are in
+train/config.py; configs/ holds ready-made configs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from spar_env.cli.arguments import add_command, seed
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers, "train", "train an agent (PPO self-play) from a TOML config", __doc__
+    )
+    parser.add_argument(
+        "config", nargs="?", type=Path, help="a TOML config (default: configs/ppo_spar4.toml)"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a config key, e.g. --set ppo.lr=3e-4 (repeatable)",
+    )
+    parser.add_argument("--seed", type=seed, help="the run's seed (run.seed)")
+    parser.add_argument("--name", help="the run's name: it is written to runs/NAME (run.name)")
+    parser.add_argument(
+        "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
+    )
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from train.config import check, default_config_path, load_config
+    from train.ppo import resume_config, train
+
+    if args.resume is not None:
+        if args.config is not None or args.seed is not None or args.name is not None:
+            raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
+        config = resume_config(args.resume, args.set)
+        config = config.replace(run=dataclasses.replace(config.run, name=args.resume.name))
+        runs_dir = args.resume.parent
+    else:
+        config = load_config(args.config or default_config_path(), args.set)
+        named = {"seed": args.seed, "name": args.name}
+        config = config.replace(
+            run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
+        )
+        check(config)
+        runs_dir = args.runs_dir
+    console = Console(stderr=False)
+    with _Bar(console, config.run.updates) as bar:
+        try:
+            result = train(config, runs_dir, resume=args.resume is not None, report=bar.update)
+        except KeyboardInterrupt:
+            bar.stop()
+            where = runs_dir / config.run.name
+            print(
+                f"spar train: stopped; resume from the latest checkpoint with "
+                f"spar train --resume {where}",
+                file=sys.stderr,
+            )
+            return 130
+    _summary(console, config, result)
+    return 0
+
+
+class _Bar:
+    """A rich progress bar with the live figures (steps/s, KL, evaluation payoffs)."""
+
+    def __init__(self, console: Console, updates: int) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[figures]}"),
+            console=console,
+            disable=not self.live,
+        )
+        self.task = self.progress.add_task("train", total=updates, figures="")
+
+    def __enter__(self) -> _Bar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+    def update(self, f: dict[str, Any]) -> None:
+        if f["phase"] == "imitation":
+            text = f"imitation {f['step']}/{f['of']}, cross-entropy {f['ce']:.3f}"
+            self.progress.update(self.task, description="warm start", figures=text)
+            return
+        evals = "  ".join(f"vs {k} {v:+.3f}" for k, v in f["eval"].items())
+        text = f"{f['sps']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
+        self.progress.update(self.task, description="train", completed=f["update"], figures=text)
+        if not self.live and f["eval"]:  # a log, not a terminal: one line per evaluation
+            print(f"update {f['update']}/{f['of']}: {text}", flush=True)
+
+
+def _summary(console: Console, config: Any, result: Any) -> None:
+    table = Table(title=f"{config.run.name}: evaluation after update {result.counters.update}")
+    for column in ("opponent", "mean payoff", "kept 6/7", "won 6/7", "won trick H-1"):
+        table.add_column(column, justify="right")
+    for spec, f in result.evaluations.items():
+        table.add_row(
+            f"{spec} × {config.game.players - 1}",
+            f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
+            _share(f.get("kept_low_card")),
+            _share(f.get("won_last_with_low_card")),
+            _share(f.get("won_trick_before_last")),
+        )
+    console.print(table)
+    run_dir = result.run_dir
+    minutes = result.counters.seconds / 60
+    console.print(
+        f"{result.counters.decisions:,} learner decisions in {minutes:.1f} min; "
+        f"checkpoints in {run_dir}/checkpoints\n"
+        f"curves:  tensorboard --logdir {run_dir.parent}\n"
+        f"bench:   spar bench ppo:{run_dir} heuristic heuristic heuristic --deals 20000"
+    )
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"

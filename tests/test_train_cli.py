@@ -1,0 +1,73 @@
+"""`spar train` through the real command: a tiny run, its files, resume, bad input, and bench."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "ppo_tiny.toml"
+SPAR = [sys.executable, "-c", "import sys; from spar_env.cli import main; sys.exit(main())"]
+
+
+def spar(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run(
+        [*SPAR, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def test_a_tiny_run_trains_writes_its_files_resumes_and_benches(tmp_path: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    done = spar("train", str(TINY), "--set", "run.updates=2", "--name", "t", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = tmp_path / "runs" / "t"
+    assert "evaluation after update 2" in done.stdout
+    assert f"spar bench ppo:{Path('runs') / 't'} heuristic" in done.stdout
+    assert (run / "config.toml").is_file()
+    assert [p.name for p in (run / "checkpoints").iterdir()] == ["update_000002.pt"]
+    events = EventAccumulator(str(run))
+    events.Reload()
+    losses = [e.value for e in events.Scalars("losses/value_loss")]
+    assert len(losses) == 2 and np.isfinite(losses).all()
+
+    more = spar("train", "--resume", "runs/t", "--set", "run.updates=4", cwd=tmp_path)
+    assert more.returncode == 0, more.stderr
+    assert "evaluation after update 4" in more.stdout
+    events.Reload()
+    assert [e.step for e in events.Scalars("losses/value_loss")] == [1, 2, 3, 4]
+
+    bench = spar("bench", "ppo:runs/t", "random", "--players", "2", "--deals", "20", "--json",
+                 cwd=tmp_path)  # fmt: skip
+    assert bench.returncode == 0, bench.stderr
+    assert json.loads(bench.stdout)["lineup"] == ["ppo:runs/t", "random"]
+
+
+def test_bad_input_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
+    cases = [
+        (["train", str(TINY), "--set", "ppo.lr=abc"], "ppo.lr: expected a number"),
+        (["train", str(TINY), "--set", "ppo.nosuch=1"], "ppo.nosuch: unknown key"),
+        (["train", "nope.toml"], "nope.toml: no such config file"),
+        (["train", "--resume", "runs/none"], "no config.toml there"),
+        (["train", str(TINY), "--resume", "x"], "--resume takes the run's own config"),
+    ]
+    for args, message in cases:
+        done = spar(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], (args, done.stderr)
+    assert not (tmp_path / "runs").exists()  # nothing was trained or written
+
+
+def test_a_run_name_in_use_is_refused(tmp_path: Path) -> None:
+    first = spar("train", str(TINY), "--set", "run.updates=1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = spar("train", str(TINY), "--set", "run.updates=1", cwd=tmp_path)
+    assert again.returncode == 2
+    assert "already exists; resume it with --resume" in again.stderr
