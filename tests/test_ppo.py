@@ -299,3 +299,15 @@ def test_ppo_learns_to_beat_random_in_two_player_spar(tmp_path: Path) -> None:
     result = train(config, tmp_path)
     before, after = start["random"], result.evaluations["random"]
     assert after["mean_payoff"] - after["ci95"] > before.mean_payoff + before.ci95
+
+
+def test_the_learning_curves_are_read_back_and_plotted(tiny_run: Path, tmp_path: Path) -> None:
+    from train.curves import plot_run, read_scalars
+
+    scalars = read_scalars(tiny_run)
+    steps, values = scalars["eval/payoff_vs_heuristic"]
+    assert steps.tolist() == [2, 4] and np.isfinite(values).all()
+    out = plot_run(tiny_run, tmp_path / "curves.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no TensorBoard event files"):
+        read_scalars(tmp_path)

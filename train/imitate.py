@@ -62,7 +62,7 @@ def imitate(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             optimizer.step()
-            total += float(ce)
+            total += ce.item()
             batches += 1
         model.eval()
         losses.append(total / max(batches, 1))
