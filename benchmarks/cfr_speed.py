@@ -23,26 +23,39 @@ in the same run. The NashConv curves go to ``docs/cfr_curves.png``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from pathlib import Path
 
-import numpy as np
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one thread: the machine's two cores are shared
 
-from agents.cfr import evaluation as ev
-from agents.cfr.lp import solve_lp
-from agents.cfr.seqform import SequenceForm, sequence_form
-from agents.cfr.solvers import ALGORITHMS, make_solver
-from agents.cfr.tree import build_tree
-from spar_env.rules import make_rules
+import numpy as np  # noqa: E402
+
+from agents.cfr import evaluation as ev  # noqa: E402
+from agents.cfr.build import build_tree  # noqa: E402
+from agents.cfr.lp import solve_lp  # noqa: E402
+from agents.cfr.seqform import SequenceForm, sequence_form  # noqa: E402
+from agents.cfr.solvers import ALGORITHMS, make_solver  # noqa: E402
+from spar_env.rules import make_rules  # noqa: E402
 
 TARGET = 1e-3
 
 
-def wait_for_quiet() -> None:
-    """Someone else is measuring: wait (the machine has two shared cores)."""
-    while os.path.exists("/tmp/spar-measuring"):
+MARKER = Path("/tmp/spar-measuring")
+
+
+@contextlib.contextmanager
+def measuring():
+    """Wait while someone else measures (two shared cores), then hold the marker ourselves."""
+    while MARKER.exists():
         time.sleep(5)
+    MARKER.touch()
+    try:
+        yield
+    finally:
+        MARKER.unlink(missing_ok=True)
 
 
 def checkpoints(limit: int, ratio: float = 1.15) -> np.ndarray:
@@ -111,7 +124,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--openspiel-iterations", type=int, default=20, help="on micro; mini runs 1")
     ap.add_argument("--plot", default="docs/cfr_curves.png")
     args = ap.parse_args(argv)
-    wait_for_quiet()
+    with measuring():
+        curves = measure(args)
+    if args.plot:
+        plot(curves, Path(args.plot))
+        print(f"\nplot: {args.plot}")
+
+
+def measure(args: argparse.Namespace) -> dict[str, dict[str, list]]:
     curves: dict[str, dict[str, list]] = {}
     for variant in args.variants:
         rules = make_rules(variant)
@@ -176,9 +196,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{rate:.4g} it/s; ours (cfr+) {ours_plus:,.0f} it/s; "
                 f"ratio {ours_plus / rate:,.0f}x"
             )
-    if args.plot:
-        plot(curves, Path(args.plot))
-        print(f"\nplot: {args.plot}")
+    return curves
 
 
 def plot(curves: dict[str, dict[str, list]], path: Path) -> None:

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from agents.cfr import evaluation as ev
+from agents.cfr.build import build_tree
 from agents.cfr.lp import solve_lp
 from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
-from agents.cfr.tree import TERMINAL, build_tree, make_tree
+from agents.cfr.tree import TERMINAL, make_tree
 from spar_env import make_rules
 from spar_env.core import reset, step
 

@@ -11,8 +11,8 @@ from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import cfr, expected_game_score, exploitability  # noqa: E402
 
 from agents.cfr import evaluation as ev  # noqa: E402
+from agents.cfr.build import build_tree  # noqa: E402
 from agents.cfr.seqform import sequence_form  # noqa: E402
-from agents.cfr.tree import build_tree  # noqa: E402
 from spar_env import make_rules  # noqa: E402
 from spar_env.openspiel import load_game  # noqa: E402
 

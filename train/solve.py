@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.cfr.build import build_tree
 from agents.cfr.evaluation import expected_value, game_value_bounds
 from agents.cfr.policy import CFRPolicy
 from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
-from agents.cfr.tree import build_tree
 from spar_env.rules import Ruleset, make_rules
 
 

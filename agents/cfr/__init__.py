@@ -1,6 +1,7 @@
 """Exact CFR-family solvers for the small two-player variants (``micro``, ``mini``).
 
-- :mod:`agents.cfr.tree`: the whole game tree as arrays, enumerated by the core;
+- :mod:`agents.cfr.tree`: a game tree as arrays (also built by hand, for tests);
+- :mod:`agents.cfr.build`: the whole tree of a ruleset, enumerated by the core;
 - :mod:`agents.cfr.seqform`: its sequence form (sequences, sparse payoffs);
 - :mod:`agents.cfr.solvers`: CFR, CFR+, DCFR and PCFR+ on the sequence form;
 - :mod:`agents.cfr.evaluation`: exact best response, NashConv, values;

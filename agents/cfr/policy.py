@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Decision, Situation
+from agents.cfr.build import infoset_keys
 from agents.cfr.seqform import SequenceForm
-from agents.cfr.tree import infoset_keys
 from spar_env.rules import Ruleset, make_rules
 
 FORMAT = "spar-cfr-policy/1"

@@ -44,6 +44,7 @@ class CFRSolver:
         self.regrets = [np.zeros(k) for k in n]
         self.sigma = list(sf.uniform())
         self.avg = [np.zeros(k) for k in n]  # weighted sum of realization plans
+        self._plans = [sf.realization(p, self.sigma[p]) for p in (0, 1)]  # of the current sigma
 
     # --- hooks ------------------------------------------------------------------
     def _update_regrets(self, p: int, inst: np.ndarray) -> None:
@@ -61,14 +62,12 @@ class CFRSolver:
         for _ in range(iterations):
             self.iteration += 1
             for p in (0, 1):
-                opp = self.sf.realization(1 - p, self.sigma[1 - p])
-                plan = self.sf.realization(p, self.sigma[p])
-                inst = instant_regrets(
-                    self.sf.players[p], self.sigma[p], self.sf.utility_vector(p, opp)
-                )
-                self._accumulate(p, plan)
+                utility = self.sf.utility_vector(p, self._plans[1 - p])
+                inst = instant_regrets(self.sf.players[p], self.sigma[p], utility)
+                self._accumulate(p, self._plans[p])
                 self._update_regrets(p, inst)
                 self.sigma[p] = self._next_strategy(p, inst)
+                self._plans[p] = self.sf.realization(p, self.sigma[p])
 
     def average_policy(self) -> tuple[np.ndarray, np.ndarray]:
         """The average strategy (what converges), as behavioural strategies."""
@@ -144,13 +143,17 @@ def make_solver(algorithm: str, sf: SequenceForm) -> CFRSolver:
 
 def regret_matching(ps: PlayerSequences, regrets: np.ndarray) -> np.ndarray:
     """Behavioural strategy proportional to the positive regrets (uniform where none)."""
-    pos = np.maximum(regrets[1:], 0.0)
     sigma = np.ones(ps.num_sequences)
     if ps.num_infosets == 0:
         return sigma
-    sums = np.add.reduceat(pos, ps.first_seq - 1)[ps.seq_infoset[1:]]
-    uniform = 1.0 / ps.num_actions[ps.seq_infoset[1:]]
-    sigma[1:] = np.where(sums > 0, pos / np.where(sums > 0, sums, 1.0), uniform)
+    pos = np.maximum(regrets[1:], 0.0, out=sigma[1:])
+    sums = np.add.reduceat(pos, ps.first_seq - 1)
+    none = sums <= 0
+    # Per information set: 1/sum, or 0 and a uniform share where no regret is positive.
+    scale = np.divide(1.0, sums, out=np.zeros_like(sums), where=~none)
+    pos *= scale[ps.seq_infoset[1:]]
+    if none.any():
+        pos += (none / ps.num_actions)[ps.seq_infoset[1:]]
     return sigma
 
 

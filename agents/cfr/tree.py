@@ -1,11 +1,8 @@
 """The whole game tree of a small ruleset as flat arrays: the solvers' one view of the game.
 
-The tree is enumerated once, level by level, by the batch core itself
-(:func:`spar_env.core.reset` with every deal given as a deck, then
-:func:`spar_env.core.step` on a batch holding every node of a level), never
-by a second copy of the rules. Node ids are breadth-first: the root chance
-node is 0, its children are the deals, and each later level holds the nodes
-after one more card play.
+:func:`agents.cfr.build.build_tree` enumerates it from the batch core. Node
+ids are breadth-first: the root chance node is 0, its children are the
+deals, and each later level holds the nodes after one more card play.
 
 =====================  ==================  ==================================================
 field                  shape / dtype       meaning
@@ -24,33 +21,20 @@ field                  shape / dtype       meaning
 ``infoset_legal``      uint64 [I]          its legal actions (the same at each of its nodes)
 =====================  ==================  ==================================================
 
-Information sets. In rulesets without the weak-hand exchange, stock reveal
-or face-down plays (``micro``, ``mini`` and any custom ruleset like them) a
-seat sees exactly its own dealt hand, the dealer and every card played, in
-order. So a decision node's information set is the key (seat, dealer, own
-dealt hand, the sequence of plays so far), deduplicated with ``np.unique``
-over byte rows. Keying on the ordered plays (not on the set of cards seen)
-keeps perfect recall, which the sequence form needs.
-
 :func:`make_tree` builds the same arrays by hand (matching pennies, a
 two-card game) for tests whose answer is known.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from spar_env.core import State, reset, step
-from spar_env.core.tables import tables_for
 from spar_env.rules import Ruleset
 
 CHANCE = -1  # player of a chance node
 TERMINAL = -2  # player of a terminal node
-MAX_DEALS = 2_000_000  # the whole tree is enumerated: refuse rulesets with more deals
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,9 +111,9 @@ class GameTree:
         """The chance outcome (deal index) of hands ``uint64 [G, N]`` dealt by ``dealers``."""
         if self.deal_hands is None or self.deal_dealer is None:
             raise ValueError("this tree was not built from a ruleset")
-        keys = _deal_keys(self.deal_hands, self.deal_dealer)
+        keys = deal_keys(self.deal_hands, self.deal_dealer)
         order = np.argsort(keys)
-        probe = _deal_keys(np.asarray(hands, dtype=np.uint64), np.asarray(dealers))
+        probe = deal_keys(np.asarray(hands, dtype=np.uint64), np.asarray(dealers))
         pos = np.searchsorted(keys[order], probe)
         pos = np.minimum(pos, len(keys) - 1)
         found = order[pos]
@@ -138,187 +122,13 @@ class GameTree:
         return found
 
 
-def _deal_keys(hands: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+def deal_keys(hands: np.ndarray, dealers: np.ndarray) -> np.ndarray:
     """One sortable byte key per deal (dealer, then each seat's hand)."""
     rows = np.concatenate([np.asarray(dealers, dtype=">u8")[:, None], hands.astype(">u8")], axis=1)
     return np.ascontiguousarray(rows).view(f"S{rows.shape[1] * 8}").ravel()
 
 
-def _check_supported(rules: Ruleset) -> None:
-    hidden = []
-    if rules.weak_hand_exchange:
-        hidden.append("weak_hand_exchange")
-    if rules.reveal_stock_bottom:
-        hidden.append("reveal_stock_bottom")
-    if rules.face_down != "none":
-        hidden.append(f"face_down={rules.face_down!r}")
-    if hidden:
-        raise ValueError(
-            f"the exact tree supports rulesets where every play is seen and the stock is unused; "
-            f"{rules.variant} has {', '.join(hidden)}"
-        )
-
-
-def num_deals(rules: Ruleset) -> int:
-    """Distinct deals (one hand per seat, the stock unordered) times possible dealers."""
-    count, left = 1, rules.deck_size
-    for _ in range(rules.players):
-        count *= math.comb(left, rules.hand_size)
-        left -= rules.hand_size
-    return count * (rules.players if rules.first_dealer is None else 1)
-
-
-def enumerate_deals(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
-    """Every deal: ``(decks int8 [D, deck_size], dealers int64 [D])``.
-
-    Each deal (one unordered hand per seat) appears once, with the stock in
-    id order; every dealer appears when the ruleset draws the first dealer.
-    """
-    n, h = rules.players, rules.hand_size
-    t = tables_for(rules)
-    deck = list(rules.deck)
-    hands: list[tuple[tuple[int, ...], ...]] = [()]
-    for _ in range(n):  # extend each partial deal by one more seat's hand
-        hands = [
-            prefix + (combo,)
-            for prefix in hands
-            for combo in itertools.combinations(
-                [c for c in deck if all(c not in hnd for hnd in prefix)], h
-            )
-        ]
-    by_seat = np.array(hands, dtype=np.int64)  # [D, N, H] cards of each seat, ascending
-    dealers = [rules.first_dealer] if rules.first_dealer is not None else list(range(n))
-    out_decks, out_dealers = [], []
-    positions = t.deal_positions[n]  # [N, H] deck positions of the k-th seat after the dealer
-    for dealer in dealers:
-        decks = np.full((by_seat.shape[0], rules.deck_size), -1, dtype=np.int64)
-        for k, seat in enumerate(t.order[dealer]):
-            decks[:, positions[k]] = by_seat[:, seat]
-        dealt = np.zeros((by_seat.shape[0], rules.num_card_ids), dtype=bool)
-        np.put_along_axis(dealt, by_seat.reshape(by_seat.shape[0], -1), True, axis=1)
-        stock = np.flatnonzero(np.isin(np.arange(rules.num_card_ids), deck))
-        rest = np.broadcast_to(stock, dealt.shape[:1] + stock.shape)
-        rest = rest[~dealt[:, stock]].reshape(by_seat.shape[0], -1)
-        decks[:, n * h :] = rest
-        out_decks.append(decks)
-        out_dealers.append(np.full(by_seat.shape[0], dealer, dtype=np.int64))
-    return np.concatenate(out_decks).astype(np.int8), np.concatenate(out_dealers)
-
-
-def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
-    """Enumerate the whole game tree of one hand of ``rules`` with the batch core.
-
-    Raises:
-        ValueError: for rulesets with hidden plays or a used stock, or with
-            more than ``max_deals`` deals (the tree would not fit).
-    """
-    _check_supported(rules)
-    if num_deals(rules) > max_deals:
-        raise ValueError(
-            f"{rules.variant} with {rules.players} players has {num_deals(rules):,} deals; "
-            f"the exact tree enumerates at most {max_deals:,}"
-        )
-    n, plays = rules.players, rules.players * rules.hand_size
-    decks, dealers = enumerate_deals(rules)
-    d = decks.shape[0]
-    # The rng is never drawn from: every deck and dealer is given.
-    frontier = reset(rules, d, np.random.default_rng(0), decks=decks, dealers=dealers)
-    deal_hands = frontier.dealt.copy()
-    if np.unique(_deal_keys(deal_hands, dealers)).shape[0] != d:
-        raise RuntimeError("enumerate_deals produced a repeated deal")
-
-    # Root (chance) then the deals; each level after that is one more card play.
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("player", "parent", "action", "prob")}
-    cols["player"].append(np.array([CHANCE]))
-    cols["parent"].append(np.array([-1]))
-    cols["action"].append(np.array([0]))
-    cols["prob"].append(np.array([1.0]))
-    cols["player"].append(frontier.current_player.copy())
-    cols["parent"].append(np.zeros(d, dtype=np.int64))
-    cols["action"].append(np.arange(d))
-    cols["prob"].append(np.full(d, 1.0 / d))
-    legal_parts = [np.zeros(1, dtype=np.uint64), frontier.legal.copy()]
-    returns_parts = [np.zeros((1 + d, n))]
-    level_start = [0, 1, 1 + d]
-    ids = np.arange(1, 1 + d)  # node id of each game of the frontier
-    history = np.full((d, plays), -1, dtype=np.int8)  # the plays so far, in order
-    dealer = dealers
-    key_parts, key_nodes = [], []
-    for depth in range(plays):
-        if frontier.batch_size == 0:
-            break
-        seat = frontier.current_player
-        key_parts.append(infoset_keys(seat, dealer, frontier.dealt, history))
-        key_nodes.append(ids)
-        mask = frontier.legal_mask()
-        rows, acts = np.nonzero(mask)  # row-major: each node's children contiguous, ascending
-        child = frontier.take(rows)
-        step(child, acts, check=False)
-        base = level_start[-1]
-        child_ids = base + np.arange(rows.shape[0])
-        done = child.terminated
-        cols["player"].append(np.where(done, TERMINAL, child.current_player))
-        cols["parent"].append(ids[rows])
-        cols["action"].append(acts)
-        cols["prob"].append(np.ones(rows.shape[0]))
-        legal_parts.append(np.where(done, np.uint64(0), child.legal))
-        returns_parts.append(child.rewards.astype(np.float64))
-        level_start.append(base + rows.shape[0])
-        history = history[rows]
-        history[:, depth] = acts
-        live = np.flatnonzero(~done)
-        frontier = child.take(live)
-        ids, history, dealer = child_ids[live], history[live], dealer[rows][live]
-
-    player = np.concatenate(cols["player"]).astype(np.int8)
-    infoset = np.full(player.shape[0], -1, dtype=np.int32)
-    keys = np.concatenate(key_parts)
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    infoset[np.concatenate(key_nodes)] = inverse
-    legal = np.concatenate(legal_parts)
-    return _finish(
-        num_players=n,
-        num_actions=rules.num_actions,
-        player=player,
-        parent=np.concatenate(cols["parent"]).astype(np.int32),
-        action=np.concatenate(cols["action"]).astype(np.int16),
-        chance_prob=np.concatenate(cols["prob"]),
-        legal=legal,
-        infoset=infoset,
-        returns=np.concatenate(returns_parts),
-        level_start=np.array(level_start, dtype=np.int64),
-        num_infosets=int(uniq.shape[0]),
-        rules=rules,
-        deal_hands=deal_hands,
-        deal_dealer=dealers,
-        infoset_keys=uniq,
-    )
-
-
-def infoset_keys(
-    seat: np.ndarray, dealer: np.ndarray, dealt: np.ndarray, history: np.ndarray
-) -> np.ndarray:
-    """Byte keys of (seat, dealer, the seat's dealt hand, the plays so far) per game.
-
-    Args:
-        seat, dealer: ``int [G]``.
-        dealt: ``uint64 [G, N]`` hands as dealt (only the seat's own is read).
-        history: ``int8 [G, N * H]`` cards played in order, -1 past the last.
-    """
-    own = dealt[np.arange(seat.shape[0]), seat].astype(">u8")[:, None].view(np.uint8)
-    rows = np.concatenate(
-        [
-            seat.astype(np.uint8)[:, None],
-            dealer.astype(np.uint8)[:, None],
-            own,
-            history.view(np.uint8),
-        ],
-        axis=1,
-    )
-    return np.ascontiguousarray(rows).view(f"S{rows.shape[1]}").ravel()
-
-
-def _finish(
+def assemble(
     *,
     num_players: int,
     num_actions: int,
@@ -424,7 +234,7 @@ def make_tree(
     prob = np.ones(m) if chance_prob is None else np.asarray(chance_prob, dtype=np.float64)
     info = np.asarray(infoset, dtype=np.int32)
     rets = np.asarray(returns, dtype=np.float64)
-    return _finish(
+    return assemble(
         num_players=rets.shape[1],
         num_actions=int(act.max()) + 1 if num_actions is None else num_actions,
         player=pl,
@@ -437,26 +247,3 @@ def make_tree(
         level_start=level_start.astype(np.int64),
         num_infosets=int(info.max()) + 1,
     )
-
-
-def state_of_node(tree: GameTree, nodes: np.ndarray) -> State:
-    """Replay nodes of a ruleset's tree in the core: a batch State at each node (for tests)."""
-    if tree.rules is None or tree.deal_hands is None:
-        raise ValueError("this tree was not built from a ruleset")
-    paths = []
-    for node in np.asarray(nodes).tolist():
-        path = []
-        while tree.parent[node] > 0:
-            path.append(int(tree.action[node]))
-            node = int(tree.parent[node])
-        paths.append((int(tree.action[node]), path[::-1]))
-    decks, dealers = enumerate_deals(tree.rules)
-    deal = np.array([p[0] for p in paths])
-    state = reset(
-        tree.rules, len(paths), np.random.default_rng(0), decks=decks[deal], dealers=dealers[deal]
-    )
-    for k in range(max((len(p[1]) for p in paths), default=0)):
-        moving = np.array([len(p[1]) > k for p in paths])
-        acts = np.array([p[1][k] if len(p[1]) > k else 0 for p in paths])
-        step(state, acts, moving=moving)
-    return state
