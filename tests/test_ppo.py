@@ -138,6 +138,7 @@ def test_a_run_writes_config_events_and_checkpoints(tiny_run: Path) -> None:
     assert (tiny_run / "config.toml").is_file()
     assert "spar_rl_version" in (tiny_run / "config.toml").read_text()
     assert sorted(p.name for p in (tiny_run / "checkpoints").iterdir()) == [
+        "update_000000.pt",  # after the warm start
         "update_000002.pt",
         "update_000004.pt",
     ]
@@ -292,6 +293,7 @@ def test_ppo_learns_to_beat_random_in_two_player_spar(tmp_path: Path) -> None:
         "eval.every=30",
         "eval.deals=1500",
         "eval.opponents=['random']",
+        'warmstart.imitate=""',  # PPO alone
     )
     rules = make_rules("spar", players=2)
     torch.manual_seed(config.run.seed)

@@ -33,8 +33,8 @@ class ConfigError(ValueError):
 class RunSection:
     name: str = "spar4"  # the run folder: runs/<name>
     seed: int = 0
-    updates: int = 200  # PPO updates in all (each after one rollout)
-    max_minutes: float = 0.0  # stop early after this much wall clock (0: no limit)
+    updates: int = 500  # PPO updates in all (each after one rollout)
+    max_minutes: float = 15.0  # stop early after this much wall clock (0: no limit)
     threads: int = 2  # torch threads
     checkpoint_every: int = 10  # updates between checkpoints (and one at the end)
     keep_checkpoints: int = 3  # the newest ones kept on disk
@@ -74,7 +74,7 @@ class PPOSection:
 @dataclass(frozen=True)
 class ModelSection:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
-    privileged_critic: bool = False  # the critic also sees the other hands (training only)
+    privileged_critic: bool = True  # the critic also sees the other hands (training only)
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class PoolSection:
 
 @dataclass(frozen=True)
 class EvalSection:
-    every: int = 10  # updates between evaluations (and one at the end)
+    every: int = 20  # updates between evaluations (and one at the end)
     deals: int = 2000  # duplicate deals against each opponent
     seed: int = 12345  # the same deals at every evaluation
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
@@ -101,8 +101,8 @@ class EvalSection:
 
 @dataclass(frozen=True)
 class WarmStartSection:
-    imitate: str = ""  # an agent spec whose decisions the actor imitates first ("": none)
-    updates: int = 0  # imitation steps
+    imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
+    updates: int = 60  # imitation steps
     games: int = 2048  # games per batch of imitated decisions
     lr: float = 1e-3
 
