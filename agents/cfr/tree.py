@@ -96,12 +96,12 @@ class GameTree:
         """
         nodes = np.asarray(nodes, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64)
-        below = self.legal[nodes] & ((np.uint64(1) << actions.astype(np.uint64)) - np.uint64(1))
-        rank = np.where(self.player[nodes] == CHANCE, actions, np.bitwise_count(below))
+        bit = np.clip(actions, 0, 63).astype(np.uint64)  # chance outcomes may pass 63
+        below = self.legal[nodes] & ((np.uint64(1) << bit) - np.uint64(1))
+        chance = self.player[nodes] == CHANCE
+        rank = np.where(chance, actions, np.bitwise_count(below))
         ok = (rank >= 0) & (rank < self.num_children[nodes])
-        ok &= (self.player[nodes] == CHANCE) | (
-            (self.legal[nodes] >> actions.astype(np.uint64)) & np.uint64(1) == 1
-        )
+        ok &= chance | ((actions < 64) & ((self.legal[nodes] >> bit) & np.uint64(1) == 1))
         if not ok.all():
             bad = int(np.flatnonzero(~ok)[0])
             raise ValueError(f"node {int(nodes[bad])}: action {int(actions[bad])} is not legal")
