@@ -5,7 +5,8 @@
 Builds the tree (timed apart), runs the solver in chunks of ``eval_every``
 iterations, measures the average policy exactly after each chunk
 (:mod:`agents.cfr.evaluation`), logs to TensorBoard and saves the average
-policy (:mod:`agents.cfr.policy`). TensorBoard tags:
+policy (:mod:`agents.cfr.policy`; :func:`load_policy` reads it back, with
+checks). TensorBoard tags:
 
 ==============================  ===============================================
 tag                             meaning
@@ -26,10 +27,12 @@ from pathlib import Path
 
 from agents.cfr.build import build_tree
 from agents.cfr.evaluation import expected_value, game_value_bounds
-from agents.cfr.policy import CFRPolicy
+from agents.cfr.policy import CFRPolicy, load_policy
 from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.rules import Ruleset, make_rules
+
+__all__ = ["SolveResult", "load_policy", "main", "solve_exact"]
 
 
 @dataclass

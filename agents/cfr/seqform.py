@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from agents.cfr.tree import CHANCE, GameTree
+from agents.cfr.tree import CHANCE, TERMINAL, GameTree
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,7 +133,7 @@ def sequence_form(tree: GameTree) -> SequenceForm:
     """
     if tree.num_players != 2:
         raise ValueError(f"the sequence form needs two players; got {tree.num_players}")
-    terminal = np.flatnonzero(tree.player == -2)
+    terminal = np.flatnonzero(tree.player == TERMINAL)
     if np.abs(tree.returns[terminal].sum(axis=1)).max(initial=0.0) > 1e-12:
         raise ValueError("the game is not zero-sum (use payoff='stakes')")
     choice = np.bitwise_count(tree.infoset_legal) > 1
@@ -158,10 +158,8 @@ def sequence_form(tree: GameTree) -> SequenceForm:
         for p in range(2):
             own = (tree.player[par] == p) & (info >= 0)
             own &= choice[np.where(own, info, 0)]
-            s = seq[p, par]
-            if own.any():
-                s = s.copy()
-                s[own] = prov_first[p][local[info[own]]] + rank[own]
+            s = seq[p, par]  # a copy (fancy indexing)
+            s[own] = prov_first[p][local[info[own]]] + rank[own]
             seq[p, nodes] = s
     players = []
     perms = []
