@@ -93,3 +93,20 @@ def test_tree_backed_game_is_the_same_game(micro_tree):
         for g, u in zip((core, tree), uniform, strict=True)
     ]
     assert values[0] == pytest.approx(values[1], abs=1e-12)
+
+
+def test_our_equilibrium_is_an_equilibrium_for_openspiel(micro_tree):
+    # Our LP solution, copied into OpenSpiel's tabular policy through each information
+    # state's representative state: OpenSpiel's NashConv must be 0 (so the bridge's
+    # information states and our tree's information sets are the same partition).
+    from agents.cfr.lp import solve_lp
+
+    sf = sequence_form(micro_tree)
+    table = sf.tree_policy(solve_lp(sf).profile)
+    game = load_game(micro_tree.rules, tree=micro_tree)
+    tabular = os_policy.TabularPolicy(game)
+    for row, state in enumerate(tabular.states):  # one representative state per row
+        tabular.action_probability_array[row] = table[micro_tree.infoset[state.node]]
+    assert exploitability.nash_conv(game, tabular) == pytest.approx(0.0, abs=1e-9)
+    value = expected_game_score.policy_value(game.new_initial_state(), [tabular, tabular])[0]
+    assert value == pytest.approx(MICRO_VALUE, abs=1e-9)
