@@ -42,3 +42,12 @@ def _ppo(rules: Ruleset, path: str | None = None, greedy: bool = True):
     if path is None:
         raise ValueError("ppo needs a run folder or checkpoint file: ppo:runs/<name>")
     return PPOAgent.from_path(rules, str(path), greedy=greedy)
+
+
+@register("cfr")
+def _cfr(rules: Ruleset, path: str | None = None):
+    from agents.cfr.policy import CFRAgent
+
+    if path is None:
+        raise ValueError("cfr needs a policy file: cfr:runs/<name>/policy.npz")
+    return CFRAgent.from_path(path, rules)

@@ -126,3 +126,18 @@ def test_agent_plays_the_solved_policy(solved):
         history.record(state, actions)
         step(state, actions)
         history.settle(state)
+
+
+def test_the_policy_file_is_an_agent_spec_that_beats_random(solved):
+    """``cfr:<policy.npz>`` works in the duplicate-deal bench, and the equilibrium wins."""
+    from agents import make_agent
+    from train.tournament import run_tournament
+
+    result, _ = solved
+    rules = make_rules("micro")
+    assert isinstance(make_agent(f"cfr:{result.policy_path}", rules), CFRAgent)
+    with pytest.raises(ValueError, match="cfr needs a policy file"):
+        make_agent("cfr", rules)
+    bench = run_tournament([f"cfr:{result.policy_path}", "random"], rules, 2000, seed=1)
+    cfr = bench.agents[0]
+    assert cfr.mean_payoff - cfr.ci95 > 0

@@ -233,7 +233,8 @@ def train(
             config.run.max_minutes > 0
             and seconds_before + time.perf_counter() - begin > 60 * config.run.max_minutes
         )
-        if step % config.eval.every == 0 or last or out_of_time:
+        evaluated = step % config.eval.every == 0 or last or out_of_time
+        if evaluated:
             result.evaluations = _evaluate(config, rules, model, writer, step)
         if step % config.run.checkpoint_every == 0 or last or out_of_time:
             save()
@@ -245,6 +246,7 @@ def train(
             "approx_kl": stats["approx_kl"],
             "seconds": {**rollout.seconds, "update": t2 - t1},
             "eval": {k: v["mean_payoff"] for k, v in result.evaluations.items()},
+            "evaluated": evaluated,
         }
         if report is not None:
             report(figures)

@@ -117,11 +117,13 @@ class _Bar:
         if f["phase"] == "imitation":
             text = f"imitation {f['step']}/{f['of']}, cross-entropy {f['ce']:.3f}"
             self.progress.update(self.task, description="warm start", figures=text)
+            if not self.live and f["step"] == f["of"]:
+                print(f"warm start: {text}", flush=True)
             return
         evals = "  ".join(f"vs {k} {v:+.3f}" for k, v in f["eval"].items())
         text = f"{f['sps']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
         self.progress.update(self.task, description="train", completed=f["update"], figures=text)
-        if not self.live and f["eval"]:  # a log, not a terminal: one line per evaluation
+        if not self.live and f["evaluated"]:  # a log, not a terminal: one line per evaluation
             print(f"update {f['update']}/{f['of']}: {text}", flush=True)
 
 
