@@ -20,37 +20,12 @@ import torch
 from agents.base import Decision, Situation
 from agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from agents.ppo.network import ActorCritic
-from spar_env.observe import OBS_VERSION, layout_for
-from spar_env.rules import Ruleset, make_rules
+from agents.signature import describe, game_signature, rules_of
+from spar_env.observe import layout_for
+from spar_env.rules import Ruleset
 
 CHECKPOINT_DIR = "checkpoints"  # inside a run folder
 CHECKPOINT_GLOB = "update_*.pt"
-
-
-def game_signature(rules: Ruleset) -> dict[str, Any]:
-    """What a policy is bound to: the game, its observation encoding and its actions."""
-    return {
-        "variant": rules.variant,
-        "players": rules.players,
-        "options": rules.options(),
-        "obs_version": OBS_VERSION,
-        "obs_size": layout_for(rules).size,
-        "num_actions": rules.num_actions,
-    }
-
-
-def rules_of(signature: dict[str, Any]) -> Ruleset:
-    """The ruleset a checkpoint was trained for."""
-    return make_rules(signature["variant"], players=signature["players"], **signature["options"])
-
-
-def describe(signature: dict[str, Any]) -> str:
-    opts = ", ".join(f"{k}={v}" for k, v in signature["options"].items())
-    return (
-        f"{signature['variant']} with {signature['players']} players"
-        + (f" ({opts})" if opts else "")
-        + f", observation v{signature['obs_version']} of {signature['obs_size']}"
-    )
 
 
 def check_game(signature: dict[str, Any], rules: Ruleset, where: str) -> None:
