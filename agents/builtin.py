@@ -51,3 +51,12 @@ def _cfr(rules: Ruleset, path: str | None = None):
     if path is None:
         raise ValueError("cfr needs a policy file: cfr:runs/<name>/policy.npz")
     return CFRAgent.from_path(path, rules)
+
+
+@register("onnx")
+def _onnx(rules: Ruleset, path: str | None = None, greedy: bool = True):
+    from agents.export.bot import OnnxAgent  # imported on use: it needs onnxruntime (not torch)
+
+    if path is None:
+        raise ValueError("onnx needs an exported bot file: onnx:checkpoints/spar4.onnx")
+    return OnnxAgent.from_path(rules, str(path), greedy=greedy)

@@ -1,0 +1,132 @@
+"""The exported bot as an agent: ``onnx:checkpoints/spar4.onnx``, on onnxruntime alone.
+
+The file's metadata (:mod:`agents.export.metadata`) names the game it was
+trained for; asked to play another, the agent refuses with a message naming
+both. It reads only the observation and the legal mask of each decision. By
+default it plays the most likely legal action (``greedy``);
+``onnx:path=FILE,greedy=false`` samples from the policy with the ``rng`` it
+is given.
+
+Each bot runs on one thread and does not spin while idle, so that it shares
+the cores with torch and with the other seats of a table.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+from agents.base import Decision, Situation
+from agents.export.metadata import (
+    MASK_INPUT,
+    OBS_INPUT,
+    PROBS_OUTPUT,
+    BotError,
+    check_bot,
+    run_of,
+)
+from spar_env.rules import Ruleset
+
+SHIPPED_BOT = Path(__file__).resolve().parents[2] / "checkpoints" / "spar4.onnx"
+"""The bot trained for the default game (``spar``, 4 players), shipped in ``checkpoints/``."""
+
+
+def session_options() -> ort.SessionOptions:
+    """One thread, no spinning: a bot must not fight torch or the other seats for the cores."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    options.log_severity_level = 3  # errors only: no warnings on the terminal of `spar play`
+    return options
+
+
+def load_session(model: str | os.PathLike | bytes, where: str) -> ort.InferenceSession:
+    """An onnxruntime session of a model file (or its bytes).
+
+    Raises:
+        BotError: if the file is missing or is not an ONNX model onnxruntime can run.
+    """
+    if not isinstance(model, bytes):
+        path = Path(model)
+        if not path.is_file():
+            raise BotError(f"{where}: no such bot file")
+        model = str(path)
+    try:
+        return ort.InferenceSession(model, session_options(), providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own Fail, InvalidProtobuf, ...
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise BotError(f"{where}: not an ONNX model onnxruntime can run ({reason})") from None
+
+
+def run_session(session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``float32 [G, A]``: the masked policy of ``G`` decisions."""
+    feeds = {
+        OBS_INPUT: np.ascontiguousarray(obs, dtype=np.uint8),
+        MASK_INPUT: np.ascontiguousarray(mask, dtype=bool),
+    }
+    return session.run([PROBS_OUTPUT], feeds)[0]
+
+
+class OnnxAgent:
+    """Plays an exported bot (see the module docstring)."""
+
+    def __init__(
+        self, rules: Ruleset, session: ort.InferenceSession, greedy: bool = True, where: str = ""
+    ) -> None:
+        if not isinstance(greedy, bool):
+            raise ValueError(f"onnx: greedy must be true or false; got {greedy!r}")
+        self.rules = rules
+        self.session = session
+        self.greedy = greedy
+        self.meta: dict[str, str] = dict(session.get_modelmeta().custom_metadata_map)
+        where = where or "the bot"
+        check_bot(self.meta, rules, where)
+        self._check_graph(where)
+
+    @classmethod
+    def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> OnnxAgent:
+        return cls(rules, load_session(path, str(path)), greedy, where=str(path))
+
+    @property
+    def run(self) -> dict[str, Any]:
+        """The training run the bot came from: name, update, checkpoint."""
+        return run_of(self.meta)
+
+    def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float32 [G, A]``: the policy over legal actions (exactly 0 on illegal ones)."""
+        if obs.shape[0] == 0:
+            return np.zeros((0, self.rules.num_actions), dtype=np.float32)
+        return run_session(self.session, obs, mask)
+
+    def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
+        probs = self.probs(situation.obs, situation.mask)
+        actions = probs.argmax(axis=1) if self.greedy else _sample(probs, rng)
+        return Decision(actions.astype(np.int64), probs)
+
+    def _check_graph(self, where: str) -> None:
+        """The graph's inputs and output must be the ones the metadata promises."""
+        inputs = {i.name: i for i in self.session.get_inputs()}
+        widths = {OBS_INPUT: int(self.meta["obs_size"]), MASK_INPUT: int(self.meta["num_actions"])}
+        for name, width in widths.items():
+            found = inputs.get(name)
+            if found is None or found.shape[-1] != width:
+                raise BotError(f"{where}: the graph has no input {name!r} of width {width}")
+        if PROBS_OUTPUT not in {o.name for o in self.session.get_outputs()}:
+            raise BotError(f"{where}: the graph has no output {PROBS_OUTPUT!r}")
+
+
+def _sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row drawn from ``probs`` by the Gumbel-max trick.
+
+    Illegal actions score ``log 0 = -inf`` and never win; so does a draw of
+    exactly 0 (``-log(-log 0) = -inf``), never ``+inf``.
+    """
+    with np.errstate(divide="ignore"):
+        gumbel = -np.log(-np.log(rng.random(probs.shape)))
+        return (np.log(probs) + gumbel).argmax(axis=1)

@@ -1,0 +1,150 @@
+"""Export a PPO checkpoint's actor to ONNX: observation and legal mask in, masked probabilities out.
+
+Only the actor is exported (the critic, privileged or not, is for training).
+The graph computes exactly what :func:`agents.ppo.agent.policy_probs` does:
+the actor's logits, illegal actions set to
+:data:`~agents.ppo.network.ILLEGAL_LOGIT`, a softmax, and the illegal
+actions' probabilities set to exactly 0. Its inputs, output and metadata are
+described in :mod:`agents.export.metadata`.
+
+The export uses torch's TorchScript-based exporter (``dynamo=False``): the
+torch.export-based one needs onnxscript, and this small MLP gains nothing
+from it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+from agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, bot_metadata
+from agents.ppo.agent import latest_checkpoint, model_from, policy_probs
+from agents.ppo.checkpoint import CheckpointError, load_checkpoint
+from agents.ppo.network import ActorCritic
+from agents.signature import rules_of
+from spar_env.rules import Ruleset
+
+OPSET = 17
+BATCH_AXIS = "batch"
+
+
+class MaskedPolicy(nn.Module):
+    """The actor of an :class:`ActorCritic` as ``(obs uint8, mask bool) -> probs``."""
+
+    def __init__(self, model: ActorCritic) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        probs = torch.softmax(self.model.policy_logits(obs, mask), dim=-1)
+        return probs.masked_fill(~mask, 0.0)
+
+
+@dataclass(frozen=True)
+class Exported:
+    """An exported bot, not yet written: its bytes and where it came from."""
+
+    data: bytes  # the ONNX model, metadata included
+    rules: Ruleset
+    model: ActorCritic  # the torch network it was exported from
+    checkpoint: Path
+    run: dict[str, Any]  # name, update, checkpoint
+
+
+def export_checkpoint(path: str | os.PathLike) -> Exported:
+    """The ONNX bot of a run folder's latest checkpoint, or of a checkpoint file.
+
+    Raises:
+        CheckpointError: if there is no checkpoint, or it is not a PPO policy's.
+    """
+    file = latest_checkpoint(path)
+    checkpoint = load_checkpoint(file)
+    try:
+        rules = rules_of(checkpoint["game"])
+        model = model_from(checkpoint)
+        config = dict(checkpoint.get("config", {}))
+        counters = dict(checkpoint.get("counters", {}))
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{file}: not a PPO policy checkpoint ({e})") from None
+    run = {
+        "name": config.get("run", {}).get("name", file.parent.parent.name),
+        "update": counters.get("update"),
+        "checkpoint": file.name,
+    }
+    data = onnx_bytes(model, rules, bot_metadata(rules, run, config))
+    return Exported(data=data, rules=rules, model=model, checkpoint=file, run=run)
+
+
+def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> bytes:
+    """The ONNX model of ``model``'s masked policy for ``rules``, with ``metadata``."""
+    obs = torch.zeros((2, model.obs_size), dtype=torch.uint8)
+    mask = torch.ones((2, model.num_actions), dtype=torch.bool)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            MaskedPolicy(model).eval(),
+            (obs, mask),
+            buffer,
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=[OBS_INPUT, MASK_INPUT],
+            output_names=[PROBS_OUTPUT],
+            dynamic_axes={name: {0: BATCH_AXIS} for name in (OBS_INPUT, MASK_INPUT, PROBS_OUTPUT)},
+        )
+    proto = onnx.load_from_string(buffer.getvalue())
+    proto.doc_string = (
+        f"spar-rl bot for {rules.variant}, {rules.players} players: "
+        f"{OBS_INPUT} uint8 [batch, {model.obs_size}], {MASK_INPUT} bool "
+        f"[batch, {model.num_actions}] -> {PROBS_OUTPUT} float32 [batch, {model.num_actions}], "
+        "0 on illegal actions"
+    )
+    for key, value in metadata.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.checker.check_model(proto, full_check=True)
+    return proto.SerializeToString()
+
+
+def self_play_observations(
+    rules: Ruleset, count: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` real decisions of random self-play: ``(obs uint8 [count, D], mask bool [count, A])``."""
+    from spar_env.envs import SelfPlay
+
+    games = SelfPlay(
+        rules.variant,
+        rules.players,
+        batch_size=min(count, 1024),
+        seed=seed,
+        **rules.options(),
+    )
+    rng = np.random.default_rng(seed)
+    obs, masks, taken = [], [], 0
+    while taken < count:
+        mask = games.action_mask
+        obs.append(games.observation)
+        masks.append(mask)
+        taken += mask.shape[0]
+        noise = np.where(mask, rng.random(mask.shape), -1.0)
+        games.step(noise.argmax(axis=1))
+    return np.concatenate(obs)[:count], np.concatenate(masks)[:count]
+
+
+def largest_difference(exported: Exported, obs: np.ndarray, mask: np.ndarray) -> float:
+    """The largest absolute difference between the ONNX bot's and torch's probabilities."""
+    from agents.export.bot import load_session, run_session
+
+    session = load_session(exported.data, "the exported bot")
+    ours = run_session(session, obs, mask)
+    theirs = policy_probs(exported.model, obs, mask)
+    return float(np.abs(ours - theirs).max())
