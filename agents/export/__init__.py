@@ -6,6 +6,8 @@
 - :mod:`~agents.export.writer`: the export itself (``torch.onnx.export`` of
   the actor, masked probabilities out) and the parity check against torch.
 - :mod:`~agents.export.bot`: the agent behind the spec ``onnx:FILE``. No torch.
+- :mod:`~agents.export.samples`: real decisions (random self-play) to check
+  and time a bot on. No torch.
 
 The package imports none of them, so that ``import agents.export.bot``
 never pulls in torch.

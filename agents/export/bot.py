@@ -28,7 +28,9 @@ from agents.export.metadata import (
     BotError,
     check_bot,
     run_of,
+    signature_of,
 )
+from agents.signature import rules_of
 from spar_env.rules import Ruleset
 
 SHIPPED_BOT = Path(__file__).resolve().parents[2] / "checkpoints" / "spar4.onnx"
@@ -71,6 +73,16 @@ def run_session(session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray
         MASK_INPUT: np.ascontiguousarray(mask, dtype=bool),
     }
     return session.run([PROBS_OUTPUT], feeds)[0]
+
+
+def bot_rules(path: str | os.PathLike) -> Ruleset:
+    """The ruleset a bot file was made for, as its metadata names it.
+
+    Raises:
+        BotError: if the file is not a spar-rl bot.
+    """
+    meta = load_session(path, str(path)).get_modelmeta().custom_metadata_map
+    return rules_of(signature_of(meta, str(path)))
 
 
 class OnnxAgent:

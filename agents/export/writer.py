@@ -115,31 +115,6 @@ def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> 
     return proto.SerializeToString()
 
 
-def self_play_observations(
-    rules: Ruleset, count: int, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` real decisions of random self-play: ``(obs uint8 [count, D], mask bool [count, A])``."""
-    from spar_env.envs import SelfPlay
-
-    games = SelfPlay(
-        rules.variant,
-        rules.players,
-        batch_size=min(count, 1024),
-        seed=seed,
-        **rules.options(),
-    )
-    rng = np.random.default_rng(seed)
-    obs, masks, taken = [], [], 0
-    while taken < count:
-        mask = games.action_mask
-        obs.append(games.observation)
-        masks.append(mask)
-        taken += mask.shape[0]
-        noise = np.where(mask, rng.random(mask.shape), -1.0)
-        games.step(noise.argmax(axis=1))
-    return np.concatenate(obs)[:count], np.concatenate(masks)[:count]
-
-
 def largest_difference(exported: Exported, obs: np.ndarray, mask: np.ndarray) -> float:
     """The largest absolute difference between the ONNX bot's and torch's probabilities."""
     from agents.export.bot import load_session, run_session

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.out, "--out", (".onnx",))
     import torch
 
-    from agents.export.writer import export_checkpoint, largest_difference, self_play_observations
+    from agents.export.samples import self_play_observations
+    from agents.export.writer import export_checkpoint, largest_difference
 
     torch.set_num_threads(1)
     exported = export_checkpoint(args.run)
