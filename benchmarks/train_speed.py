@@ -39,13 +39,14 @@ from train.ppo import train
 def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
     overrides = [f"run.updates={updates}", f"run.threads={threads}", "eval.every=100000"]
     overrides += ["eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={updates}"]
+    overrides += ['warmstart.imitate=""']  # PPO updates only
     if mix is not None:
         overrides.append(f"pool.mix={mix}")
     config = load_config(default_config_path(), overrides)
     seen: list[dict] = []
     with tempfile.TemporaryDirectory() as runs:
         train(config, Path(runs), report=seen.append)
-    steady = seen[1:]  # the first update pays torch's warm-up
+    steady = [f for f in seen if f["phase"] == "ppo"][1:]  # the first pays torch's warm-up
     parts = {k: statistics.fmean(f["seconds"][k] for f in steady) for k in steady[0]["seconds"]}
     return {"sps": statistics.median(f["sps"] for f in steady), **parts}
 
