@@ -2,8 +2,10 @@
 
 A checkpoint (:mod:`agents.ppo`) and an exported bot (:mod:`agents.export`)
 both carry a *game signature*; asked to play another game they refuse, with
-a message that names both. This module imports no torch, so that an exported
-bot runs on onnxruntime alone.
+a message that names both. Options that only change how scores are written
+(:data:`DISPLAY_ONLY`: c-notation) are left out, so a bot plays the same game
+whichever way the scores are written. This module imports no torch, so that
+an exported bot runs on onnxruntime alone.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from typing import Any
 from spar_env.observe import OBS_VERSION, layout_for
 from spar_env.rules import Ruleset, make_rules
 
+DISPLAY_ONLY = frozenset({"c_notation"})  # how scores are written: nothing a policy sees or does
+
 
 def game_signature(rules: Ruleset) -> dict[str, Any]:
     """What a policy is bound to: the game, its observation encoding and its actions."""
     return {
         "variant": rules.variant,
         "players": rules.players,
-        "options": rules.options(),
+        "options": {k: v for k, v in rules.options().items() if k not in DISPLAY_ONLY},
         "obs_version": OBS_VERSION,
         "obs_size": layout_for(rules).size,
         "num_actions": rules.num_actions,

@@ -1,0 +1,338 @@
+"""``spar play``: typed moves, the table and its screen, the loop with scripted input, and the
+real command driven through a pseudo-terminal (pexpect): whole hands, a whole session,
+invalid input, Ctrl-C and the end of input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pexpect
+import pytest
+from rich.console import Console
+
+from agents import make_agent
+from spar_env import replay
+from spar_env.envs.render import BACK
+from spar_env.play import HumanTable, MoveError, Quit, play_session, read_move, screen
+from spar_env.rules import make_rules
+
+SPAR = Path(sys.executable).parent / "spar"
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "120", "LINES": "50"}
+
+
+def table_for(rules, seat: int = 0, opponents: str = "random", seed: int = 0) -> HumanTable:
+    bot = make_agent(opponents, rules)
+    bots = {s: bot for s in range(rules.players) if s != seat}
+    return HumanTable(
+        rules, seat, bots, np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
+    )
+
+
+class Script:
+    """A terminal that answers prompts from a list (then a function) and keeps what was shown."""
+
+    def __init__(self, lines, then=None) -> None:
+        self.lines = list(lines)
+        self.then = then
+        self.console = Console(record=True, width=120, color_system=None)
+        self.shown: list[str] = []
+        self.prompts: list[str] = []
+
+    def show(self, renderable) -> None:
+        with self.console.capture() as capture:
+            self.console.print(renderable)
+        self.shown.append(capture.get())
+
+    def ask(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if self.lines:
+            line = self.lines.pop(0)
+            if isinstance(line, BaseException):
+                raise line
+            return line
+        if self.then is None:
+            raise EOFError
+        return self.then()
+
+
+# ----- typed moves -------------------------------------------------------------------
+SPAR4 = make_rules("spar")
+C = SPAR4.card_id
+
+
+@pytest.mark.parametrize("text", ["6h", "6H", " 6h ", "6♥", "6♡"])
+def test_a_card_is_read_in_any_notation(text: str) -> None:
+    hand = [C("6H"), C("10S"), C("KD")]
+    assert read_move(text, SPAR4, hand, hand, -1) == C("6H")
+
+
+@pytest.mark.parametrize("text", ["10S", "ts", "Ts", "10♠"])
+def test_ten_is_10_or_t(text: str) -> None:
+    hand = [C("6H"), C("10S")]
+    assert read_move(text, SPAR4, hand, hand, -1) == C("10S")
+
+
+def test_a_number_chooses_among_the_legal_cards_in_order() -> None:
+    hand = [C("KD"), C("6H"), C("10S")]
+    legal = sorted(hand)
+    assert [read_move(str(i), SPAR4, legal, hand, -1) for i in (1, 2, 3)] == legal
+    with pytest.raises(MoveError, match="no choice 4: type a number from 1 to 3"):
+        read_move("4", SPAR4, legal, hand, -1)
+    with pytest.raises(MoveError, match="no choice 0"):
+        read_move("0", SPAR4, legal, hand, -1)
+
+
+def test_bad_lines_get_a_message_that_says_why() -> None:
+    hand = [C("KD"), C("9D"), C("6H")]
+    follow = [C("KD"), C("9D")]  # diamonds led
+    diamonds = SPAR4.suits.index("D")
+    cases = {
+        "": "type a card such as kd, or its number \\(1-2\\)",
+        "   ": "type a card",
+        "xyz": "'xyz' is not a card",
+        "AS": "'AS' is not in the spar deck",
+        "7c": "you do not hold 7♣",
+        "6h": "you must follow suit: diamonds were led and you hold K♦, 9♦",
+        "🂠": "is not a card",
+    }
+    for text, message in cases.items():
+        with pytest.raises(MoveError, match=message):
+            read_move(text, SPAR4, follow, hand, diamonds)
+    for word in ("q", "Q", "quit", "exit"):
+        with pytest.raises(Quit):
+            read_move(word, SPAR4, follow, hand, diamonds)
+
+
+def test_the_exchange_asks_keep_or_exchange_and_a_strong_hand_may_only_keep() -> None:
+    rules = make_rules("spar", weak_hand_exchange=True)
+    keep, swap = rules.keep_action, rules.exchange_action
+    weak = [keep, swap]
+    assert read_move("k", rules, weak, [], -1) == keep
+    assert read_move("exchange", rules, weak, [], -1) == swap
+    assert read_move("2", rules, weak, [], -1) == swap
+    with pytest.raises(MoveError, match="may only keep"):
+        read_move("e", rules, [keep], [], -1)
+    with pytest.raises(MoveError, match="neither keep nor exchange"):
+        read_move("6h", rules, weak, [], -1)
+    with pytest.raises(MoveError, match="type k to keep your hand or e to exchange"):
+        read_move("", rules, weak, [], -1)
+
+
+# ----- the table, the screen and the loop --------------------------------------------
+def test_a_session_to_its_end_with_records_that_replay() -> None:
+    rules = make_rules("spar", end="hands:2")
+    table = table_for(rules, seat=2, seed=4)
+    term = Script([], then=lambda: "1")
+    records: list[dict] = []
+    outcome = play_session(table, term, on_record=records.append)
+    assert not outcome.left and outcome.hands == 2 and len(records) == 2
+    assert term.prompts.count("your card: ") == 2 * rules.hand_size
+    for record in records:
+        assert replay(record)["winner"] == record["result"]["winner"]
+    assert sum(record["result"]["points"] for record in records) == sum(outcome.scores)
+    assert "session over" in term.shown[-1] and "final scores" in term.shown[-1]
+    # the end of each hand: the winner, the card, the points, every seat's hand as dealt
+    summaries = [s for s in term.shown if "over:" in s and "dealt" in s]
+    assert len(summaries) == 2
+    first = records[0]
+    assert re.search(
+        r"hand 1 over: (you win|seat \d wins) the last trick with \S+, for \d point", summaries[0]
+    )
+    for seat, hand in enumerate(first["hands"]):
+        shown = " ".join(SPAR4.card_name(SPAR4.card_id(c), unicode=True) for c in hand)
+        assert shown in summaries[0], (seat, shown)
+
+
+def test_invalid_lines_are_answered_and_play_goes_on() -> None:
+    table = table_for(make_rules("spar", end="one_hand"), seed=1)
+    lines = ["", "gibberish", "as", "99", "1"]
+    term = Script(lines, then=lambda: "1")
+    outcome = play_session(table, term)
+    assert outcome.hands == 1 and not outcome.left
+    text = "\n".join(term.shown)
+    for message in (
+        "type a card",
+        "'gibberish' is not a card",
+        "not in the spar deck",
+        "no choice 99",
+    ):
+        assert message in text
+
+
+@pytest.mark.parametrize("leave", ["q", EOFError(), KeyboardInterrupt()])
+def test_q_end_of_input_and_ctrl_c_leave_cleanly_keeping_the_finished_hands(leave) -> None:
+    table = table_for(make_rules("spar"), seed=2)
+    per_hand = [*(["1"] * SPAR4.hand_size), ""]  # a whole hand, then Enter for the next
+    records: list[dict] = []
+    term = Script([*per_hand, "1", "1", leave])
+    outcome = play_session(table, term, on_record=records.append)
+    assert outcome.left and outcome.hands == 1 and len(records) == 1
+    assert "you left the table after 1 finished hand" in term.shown[-1]
+    assert "final scores" in term.shown[-1]
+
+
+def test_the_screen_shows_the_table_and_never_another_seats_hidden_cards() -> None:
+    # Sipa lays non-winning cards face down: most plays of a hand are hidden.
+    rules = make_rules("sipa", players=3, end="hands:3")
+    table = table_for(rules, seat=1, seed=3)
+    checked = 0
+
+    def look() -> str:
+        nonlocal checked
+        if not table.my_turn:  # the end of a hand: the dealt hands are shown, as they should be
+            return ""
+        view = term.shown[-1]
+        history, state = table.history, table.state
+        for i in range(int(history.count[0])):
+            seat = int(history.seats[0, i])
+            name = table.card(history.cards[0, i])
+            if history.down[0, i] and seat != table.seat:
+                assert name not in view, f"seat {seat}'s face-down {name} is shown"
+                assert BACK in view
+                checked += 1
+        for seat in range(rules.players):
+            if seat != table.seat:
+                for card in table.hand(seat):
+                    assert table.card(card) not in view, (
+                        f"seat {seat}'s {table.card(card)} is shown"
+                    )
+        assert f"trick {int(state.trick[0]) + 1} of 5" in view
+        assert f"led by {table.name(int(state.leader[0]))}" in view
+        assert "your hand: " in view and "1:" in view
+        return "1"
+
+    term = Script([], then=look)
+    play_session(table, term)
+    assert checked > 10
+
+
+def test_the_screen_writes_scores_in_c_notation_and_colours_red_suits() -> None:
+    rules = make_rules("essilfy", end="hands:3")
+    table = table_for(rules, seed=5)
+    table.state.scores[0] = [14, 9, 2, 0]
+    term = Script([])
+    term.show(screen.table_view(table))
+    assert "c12 2" in term.shown[0] and "c9" in term.shown[0]
+    text = screen.colour("seat 2 wins with K♦ over 9♣")
+    styles = {text.plain[s.start : s.end]: str(s.style) for s in text.spans}
+    assert styles == {"K♦": screen.RED}
+
+
+def test_the_hint_shows_the_bots_probabilities() -> None:
+    from agents.export.bot import SHIPPED_BOT
+
+    rules = make_rules("spar", c_notation=True)  # the shipped bot's game, scores written as c3
+    table = table_for(rules, seed=6)
+    bot = make_agent(f"onnx:{SHIPPED_BOT}", rules)
+    term = Script(["1"] * rules.hand_size)  # one hand, then the end of input
+    play_session(
+        table, term, hint=lambda t: bot.act(t.situation(), np.random.default_rng(0)).probs[0]
+    )
+    views = [s for s in term.shown if "your hand:" in s]
+    assert len(views) == rules.hand_size
+    assert all("hint, the bot's policy: " in v for v in views) and "%" in views[0]
+
+
+# ----- the real command in a pseudo-terminal -----------------------------------------
+def spawn(*args: str, **kwargs) -> pexpect.spawn:
+    child = pexpect.spawn(
+        str(SPAR), ["play", *args], env=ENV, encoding="utf-8", timeout=60, dimensions=(50, 120)
+    )
+    return child
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def test_spar_play_in_a_terminal_plays_a_whole_session(tmp_path: Path) -> None:
+    games = tmp_path / "games.jsonl"
+    child = spawn(
+        "--opponents", "random", "--set", "end=hands:2", "--seed", "11", "--record", str(games)
+    )  # fmt: skip
+    child.expect("Seed 11")
+    child.expect("your card: ")
+    for bad, message in (("", "type a card"), ("zz", "'zz' is not a card"), ("7", "no choice 7")):
+        child.sendline(bad)
+        child.expect(message)
+        child.expect("your card: ")
+    hands = 0
+    while True:
+        child.sendline("1")
+        index = child.expect(["your card: ", "Enter for the next hand", "final scores"])
+        if index == 1:
+            hands += 1
+            child.sendline("")
+        elif index == 2:
+            hands += 1
+            break
+    assert hands == 2
+    assert finish(child) == 0
+    records = [json.loads(line) for line in games.read_text().splitlines()]
+    assert len(records) == 2 and all(replay(r)["points"] >= 1 for r in records)
+
+
+def test_spar_play_in_a_terminal_leaves_on_ctrl_c_and_keeps_the_finished_hands(
+    tmp_path: Path,
+) -> None:
+    games = tmp_path / "games.jsonl"
+    child = spawn("--opponents", "random", "--seed", "12", "--hint", "--record", str(games))
+    for _ in range(SPAR4.hand_size):
+        child.expect("hint, the bot's policy: ")  # the shipped bot's probabilities
+        child.expect("your card: ")
+        child.sendline("1")
+    child.expect("Enter for the next hand")
+    child.sendline("")
+    child.expect("your card: ")
+    child.sendintr()
+    child.expect("you left the table after 1 finished hand")
+    child.expect("final scores")
+    assert finish(child) == 0
+    assert len(games.read_text().splitlines()) == 1
+
+
+def test_spar_play_in_a_terminal_leaves_at_the_end_of_input_and_on_q() -> None:
+    child = spawn("--opponents", "random", "--seed", "13")
+    child.expect("your card: ")
+    child.sendeof()
+    child.expect("you left the table after 0 finished hands")
+    assert finish(child) == 0
+    child = spawn("--opponents", "random", "--seed", "13", "--variant", "sipa", "--players", "3")
+    child.expect("your card: ")
+    child.sendline("q")
+    child.expect("final scores")
+    assert finish(child) == 0
+
+
+def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() -> None:
+    child = spawn("--seed", "14")
+    child.expect("against seat 1: onnx:\\S*checkpoints/spar4.onnx")
+    child.expect("your card: ")
+    child.sendline("q")
+    assert finish(child) == 0
+    child = spawn("--target", "20", "--seed", "14")
+    child.expect(r"this\s+game\s+is\s+spar\s+with\s+4\s+players\s+\(end=target:20\)")
+    child.expect(r"your\s+opponents\s+are\s+heuristic")
+    child.expect("your card: ")
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_spar_play_refuses_bad_options_in_one_line(capsys) -> None:
+    from spar_env.cli import main
+
+    assert main(["play", "--seat", "4"]) == 2
+    assert "--seat must be a seat 0..3" in capsys.readouterr().err
+    assert main(["play", "--opponents", "random", "random"]) == 2
+    assert "one spec for every other seat or 3 specs" in capsys.readouterr().err
+    assert main(["play", "--hint", "heuristic"]) == 2
+    assert "a hint needs an onnx or ppo bot" in capsys.readouterr().err
+    assert main(["play", "--end", "hands:2", "--target", "5"]) == 2
+    assert "give --end or --target, not both" in capsys.readouterr().err
