@@ -29,7 +29,7 @@ def test_a_tiny_run_trains_writes_its_files_resumes_and_benches(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     run = tmp_path / "runs" / "t"
     assert "evaluation after update 2" in done.stdout
-    assert f"spar bench ppo:{Path('runs') / 't'} heuristic" in done.stdout
+    assert f"spar bench ppo:{Path('runs') / 't'} heuristic --deals" in done.stdout  # 2 players
     assert (run / "config.toml").is_file()
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
         "update_000000.pt",  # after the warm start

@@ -141,12 +141,13 @@ def _summary(console: Console, config: Any, result: Any) -> None:
         )
     console.print(table)
     run_dir = result.run_dir
+    others = " ".join(["heuristic"] * (config.game.players - 1))
     minutes = result.counters.seconds / 60
     console.print(
         f"{result.counters.decisions:,} learner decisions in {minutes:.1f} min; "
         f"checkpoints in {run_dir}/checkpoints\n"
         f"curves:  tensorboard --logdir {run_dir.parent}\n"
-        f"bench:   spar bench ppo:{run_dir} heuristic heuristic heuristic --deals 20000"
+        f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
     )
 
 
