@@ -19,7 +19,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_env.play import screen
-from spar_env.play.moves import MoveError, Quit, read_move
+from spar_env.play.moves import QUIT_WORDS, MoveError, Quit, read_move
 from spar_env.play.table import HumanTable
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
@@ -60,16 +60,20 @@ def play_session(
                     on_record(record)
                 if table.session_over:
                     break
-                if terminal.ask("Enter for the next hand, q to leave: ").strip().lower() in (
-                    "q", "quit", "exit",
-                ):  # fmt: skip
+                if (
+                    terminal.ask("Enter for the next hand, q to leave: ").strip().lower()
+                    in QUIT_WORDS
+                ):
                     raise Quit
                 table.next_hand()
                 continue
             terminal.show(screen.table_view(table, None if hint is None else hint(table)))
             table.play(_ask_move(table, terminal))
-    except (Quit, KeyboardInterrupt, EOFError):
+    except Quit:
         left = not table.session_over
+    except (KeyboardInterrupt, EOFError):
+        left = not table.session_over
+        terminal.show(Text(""))  # end the line the prompt was on
     terminal.show(screen.final_scores(table, left))
     return Outcome(
         hands=int(table.state.hands_played[0]),

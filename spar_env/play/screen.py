@@ -235,6 +235,6 @@ def _hand_line(table: HumanTable) -> Text:
 def _hint_line(table: HumanTable, probs: np.ndarray) -> Text:
     rules = table.rules
     order = [a for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
-    names = {rules.num_card_ids: "keep", rules.num_card_ids + 1: "exchange"}
-    items = [f"{names.get(int(a)) or table.card(a)} {probs[a]:.0%}" for a in order]
+    words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+    items = [f"{words.get(int(a)) or table.card(a)} {probs[a]:.0%}" for a in order]
     return colour("hint, the bot's policy: " + "  ".join(items), "green")

@@ -146,7 +146,7 @@ class HumanTable:
         that some seats sat out: the record format deals every seat a hand)."""
         if not self.hand_over:
             raise ValueError("the hand is still running")
-        if int(self.state.active[0]) != (1 << self.rules.players) - 1:
+        if int(self.state.active[0]) != self.state.tables.all_active:
             return None
         return self._writer.record(
             self.state, 0, self.history.cards[0], self.history.down[0], self.payoffs
