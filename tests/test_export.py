@@ -131,6 +131,22 @@ def test_the_bot_is_an_agent_spec_and_refuses_another_game(spar4_bot) -> None:
     assert bot_rules(bot) == make_rules("spar")
 
 
+def test_the_bot_is_an_env_opponent(spar4_bot) -> None:
+    from spar_env.envs import SparEnv
+
+    _, bot = spar4_bot
+    env = SparEnv(opponents=f"onnx:{bot}")
+    obs, info = env.reset(seed=0)
+    hands = 0
+    for _ in range(200):
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        if terminated:
+            hands += 1
+            obs, info = env.reset()
+    assert hands >= 30
+
+
 def test_sampling_follows_the_policy_and_stays_legal(spar4_bot) -> None:
     from agents.export.bot import _sample
 
