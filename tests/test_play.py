@@ -148,6 +148,26 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
         assert shown in summaries[0], (seat, shown)
 
 
+def test_a_seed_fixes_the_deals_whatever_the_bots_do() -> None:
+    rules = make_rules("spar", end="hands:3")
+    dealt = []
+    for opponents in ("random", "heuristic"):
+        table = table_for(rules, opponents=opponents, seed=9)
+        hands = []
+        for _ in range(3):
+            table.advance()
+            while not table.hand_over:
+                table.play(table.legal()[0])
+                table.advance()
+            hands.append((table.state.deck[0].tolist(), table.state.dealt[0].tolist()))
+            if not table.session_over:
+                table.next_hand()
+        dealt.append(hands)
+    assert dealt[0][0] == dealt[1][0]  # the first deal and its dealer: the seed's alone
+    # later hands: the same shuffled decks, dealt by whoever won the hand before
+    assert [deck for deck, _ in dealt[0]] == [deck for deck, _ in dealt[1]]
+
+
 def test_invalid_lines_are_answered_and_play_goes_on() -> None:
     table = table_for(make_rules("spar", end="one_hand"), seed=1)
     lines = ["", "gibberish", "as", "99", "1"]

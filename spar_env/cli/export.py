@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         f"{rules.players} players, from {run['name']} update {run['update']} "
         f"({exported.checkpoint}); largest difference from torch over {args.check:,} "
         f"observations {difference:.1e}\n"
-        f"play it:  spar bench onnx:{args.out} {' '.join(['random'] * (rules.players - 1))}"
+        f"bench it: spar bench onnx:{args.out} {' '.join(['random'] * (rules.players - 1))}\n"
+        f"play it:  spar play --opponents onnx:{args.out}"
     )
     return 0

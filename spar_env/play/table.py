@@ -161,16 +161,15 @@ class HumanTable:
         core.step(state, actions)
         self.history.settle(state)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
-        who = self.name(seat)
+        who, others = self.name(seat), seat != self.seat  # "you play", "seat 2 plays"
         if not playing:
-            took = bool(state.exchanged[0, seat])
-            verb = "exchange" if took else "keep"
-            self.events.append(f"{who} {verb}{'s' * (seat != self.seat)} {_their(who)} hand")
-        elif int(state.played_down[0, seat]) >> action & 1 and seat != self.seat:
-            self.events.append(f"{who} plays a card face down")
+            verb = "exchange" if state.exchanged[0, seat] else "keep"
+            self.events.append(f"{who} {verb}{'s' * others} {'its' if others else 'your'} hand")
+        elif int(state.played_down[0, seat]) >> action & 1:
+            hidden = "a card" if others else self.card(action)  # never name another's card
+            self.events.append(f"{who} play{'s' * others} {hidden} face down")
         else:
-            down = " face down" if int(state.played_down[0, seat]) >> action & 1 else ""
-            self.events.append(f"{who} play{'s' * (seat != self.seat)} {self.card(action)}{down}")
+            self.events.append(f"{who} play{'s' * others} {self.card(action)}")
         if playing and int(state.trick[0]) > trick:
             winner = int(state.trick_winner[0, trick])
             card = self.card(state.trick_card[0, trick])
@@ -180,7 +179,3 @@ class HumanTable:
         if revealed >= 0 and revealed != self._reveal_seen:
             self._reveal_seen = revealed
             self.events.append(f"the stock's bottom card is turned up: {self.card(revealed)}")
-
-
-def _their(who: str) -> str:
-    return "your" if who == "you" else "its"
