@@ -61,12 +61,26 @@ def run(args: argparse.Namespace) -> int:
     with atomic_output(args.out, "wb") as out:
         out.write(exported.data)
     rules, run = exported.rules, exported.run
+    game = f"--variant {rules.variant} --players {rules.players}" + "".join(
+        f" --set {key}={_setting(value)}" for key, value in rules.options().items()
+    )
     print(
         f"wrote {args.out} ({len(exported.data) / 1024:,.0f} KiB): {rules.variant}, "
         f"{rules.players} players, from {run['name']} update {run['update']} "
         f"({exported.checkpoint}); largest difference from torch over {args.check:,} "
         f"observations {difference:.1e}\n"
-        f"bench it: spar bench onnx:{args.out} {' '.join(['random'] * (rules.players - 1))}\n"
-        f"play it:  spar play --opponents onnx:{args.out}"
+        f"bench it: spar bench onnx:{args.out} random {game}\n"
+        f"play it:  spar play --opponents onnx:{args.out} {game}"
     )
     return 0
+
+
+def _setting(value: object) -> str:
+    """A ruleset option as ``--set`` reads it: ``true``, ``none``, ``3,2``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))  # one value is a tuple of one to --set
+    return str(value)
