@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     specs, note = _opponent_specs(args.opponents, rules, args.seat)
     bots = _build(specs, rules)
-    hint = None if args.hint is None else _hint(args.hint, specs, rules, args.seat)
+    hint = None if args.hint is None else _hint(args.hint, specs, rules)
     deal_seed = args.seed if args.seed is not None else _fresh_seed()
     table = HumanTable(
         rules,
@@ -99,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if note:
         console.print(note, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
-    lineup = ", ".join(f"seat {s}: {spec}" for s, spec in specs.items())
     console.print(
-        f"You are seat {args.seat} against {lineup}. Seed {deal_seed} (--seed {deal_seed} "
+        f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
         "deals these hands again). Type a card (9d, 10s, 6♥) or its number; q leaves."
     )
     out = None if args.record is None else args.record.open("a", encoding="utf-8")
@@ -181,6 +180,19 @@ def _opponent_specs(
     return dict(zip(others, specs, strict=True)), note
 
 
+def _lineup(specs: dict[int, str]) -> str:
+    """``seats 1, 2, 3: the shipped bot (checkpoints/spar4.onnx)``: the seats of each spec."""
+    by_spec: dict[str, list[int]] = {}
+    for seat, spec in specs.items():
+        by_spec.setdefault(spec, []).append(seat)
+    shipped = _shipped_spec()
+    parts = []
+    for spec, seats in by_spec.items():
+        label = "the shipped bot (checkpoints/spar4.onnx)" if spec == shipped else spec
+        parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
+    return "; ".join(parts)
+
+
 def _build(specs: dict[int, str], rules: Ruleset) -> dict[int, Any]:
     """One agent per distinct spec, shared by the seats that name it."""
     from agents import make_agent
@@ -192,7 +204,7 @@ def _build(specs: dict[int, str], rules: Ruleset) -> dict[int, Any]:
     return {seat: built[spec] for seat, spec in specs.items()}
 
 
-def _hint(spec: str, opponents: dict[int, str], rules: Ruleset, seat: int):
+def _hint(spec: str, opponents: dict[int, str], rules: Ruleset):
     """The hint function: a bot's probabilities for the person's move."""
     from agents import make_agent
     from agents.registry import parse_spec
