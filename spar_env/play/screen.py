@@ -164,17 +164,17 @@ def _seats(table: HumanTable) -> Table:
         grid.add_column(column)
     count = int(history.count[0])
     for seat in range(rules.players):
-        shown = []
-        for i in range(count):
-            if int(history.seats[0, i]) != seat:
-                continue
-            name = table.card(history.cards[0, i])
-            if history.down[0, i]:
-                name = f"[{name}]" if seat == table.seat else BACK
-            shown.append(name)
-        marks = [m for m, on in (("dealer", state.dealer[0] == seat),
-                                 ("exchanged", rules.weak_hand_exchange and state.exchanged[0, seat]),
-                                 ("sits out", not int(state.active[0]) >> seat & 1)) if on]  # fmt: skip
+        shown = [
+            _played(table, seat, int(history.cards[0, i]), bool(history.down[0, i]))
+            for i in range(count)
+            if int(history.seats[0, i]) == seat
+        ]
+        flags = {
+            "dealer": state.dealer[0] == seat,
+            "exchanged": rules.weak_hand_exchange and state.exchanged[0, seat],
+            "sits out": not int(state.active[0]) >> seat & 1,
+        }
+        marks = [mark for mark, on in flags.items() if on]
         who = table.name(seat) + (f" ({', '.join(marks)})" if marks else "")
         won = int((state.trick_winner[0] == seat).sum())
         grid.add_row(
@@ -186,6 +186,13 @@ def _seats(table: HumanTable) -> Table:
     return grid
 
 
+def _played(table: HumanTable, seat: int, card: int, down: bool) -> str:
+    """A played card as the person sees it: another seat's face-down card is a back."""
+    if not down:
+        return table.card(card)
+    return f"[{table.card(card)}]" if seat == table.seat else BACK
+
+
 def _trick_line(table: HumanTable) -> str:
     state, rules = table.state, table.rules
     leader = int(state.leader[0])
@@ -195,10 +202,7 @@ def _trick_line(table: HumanTable) -> str:
     for _ in range(rules.players):
         card = int(cards[seat])
         if card >= 0:
-            name = table.card(card)
-            if down[seat]:
-                name = f"[{name}]" if seat == table.seat else BACK
-            played.append(f"{table.name(seat)} {name}")
+            played.append(f"{table.name(seat)} {_played(table, seat, card, bool(down[seat]))}")
         seat = (seat + rules.sign) % rules.players
     line = f"trick {int(state.trick[0]) + 1}, led by {table.name(leader)}: "
     if not played:
