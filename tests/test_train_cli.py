@@ -74,3 +74,21 @@ def test_a_run_name_in_use_is_refused(tmp_path: Path) -> None:
     again = spar("train", str(TINY), "--set", "run.updates=1", cwd=tmp_path)
     assert again.returncode == 2
     assert "already exists; resume it with --resume" in again.stderr
+
+
+def test_exact_solves_run_through_spar_train_and_their_policy_benches(tmp_path: Path) -> None:
+    cfr = spar("train", str(ROOT / "configs" / "cfr_micro.toml"), "--name", "c", cwd=tmp_path)
+    assert cfr.returncode == 0, cfr.stderr
+    assert "seat 0's value 0.777778" in cfr.stdout  # 7/9, as the LP finds
+    assert (tmp_path / "runs" / "c" / "policy.npz").is_file()
+    assert (tmp_path / "runs" / "c" / "config.toml").read_text().count("[solver]") == 1
+    lp = spar(
+        "train", str(ROOT / "configs" / "lp_mini.toml"), "--set", 'game.variant="micro"',
+        "--name", "l", cwd=tmp_path,
+    )  # fmt: skip
+    assert lp.returncode == 0, lp.stderr
+    assert "micro, lp: seat 0's value 0.777778" in lp.stdout
+    bench = spar("bench", "cfr:runs/c/policy.npz", "random", "--variant", "micro",
+                 "--players", "2", "--deals", "200", "--json", cwd=tmp_path)  # fmt: skip
+    assert bench.returncode == 0, bench.stderr
+    assert json.loads(bench.stdout)["agents"][0]["mean_payoff"] > 0

@@ -24,7 +24,7 @@ CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_every_shipped_config_loads(path: Path) -> None:
     config = load_config(path)
-    assert config.algorithm == "ppo"
+    assert config.algorithm == path.stem.split("_")[0]
     assert config.run.name == path.stem.removeprefix("ppo_")
 
 
@@ -78,6 +78,11 @@ BAD = [
     (["algorithm=dqn"], "algorithm: must be one of ppo"),
     (["ppo=1"], "ppo: must be a table"),
     (["oops"], "--set 'oops': expected section.key=value"),
+    (["solver.iterations=10"], "solver: algorithm 'ppo' has no [solver] section"),
+    (["algorithm=cfr", "ppo.lr=1e-3"], "ppo: algorithm 'cfr' has no [ppo] section"),
+    (["algorithm=cfr", "game.variant=mini"], "game.players: must be 2"),
+    (["algorithm=cfr", "game.players=2", "solver.algorithm=cfr++"], "solver.algorithm: must be"),
+    (["algorithm=lp", "game.players=2", "solver.iterations=3"], "algorithm 'lp' has no [solver]"),
 ]
 
 

@@ -2,7 +2,11 @@
 
 A config is a TOML file (see ``configs/``) with the top-level key
 ``algorithm`` and one table per section below; every key has a default, so a
-file names only what it changes. ``--set section.key=value`` overrides a key
+file names only what it changes. ``algorithm = "ppo"`` (the default) trains
+by self-play and reads every section but ``[solver]``; ``"cfr"`` solves a
+small two-player variant exactly with a CFR-family solver and ``"lp"`` with
+the sequence-form linear program, and both read ``[run]``, ``[game]`` and
+(``cfr``) ``[solver]`` only. ``--set section.key=value`` overrides a key
 after the file is read; the value is read as TOML (``3e-4``, ``true``,
 ``[128, 128]``, ``"heuristic"``), and a bare word is taken as a string.
 
@@ -22,7 +26,14 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 import tomli_w
 
-ALGORITHMS = ("ppo",)
+ALGORITHMS = ("ppo", "cfr", "lp")
+SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
+# The sections each algorithm reads; any other is an error.
+SECTIONS_OF = {
+    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart"),
+    "cfr": ("run", "game", "solver"),
+    "lp": ("run", "game"),
+}
 
 
 class ConfigError(ValueError):
@@ -108,6 +119,15 @@ class WarmStartSection:
 
 
 @dataclass(frozen=True)
+class SolverSection:
+    algorithm: str = "dcfr"  # cfr | cfr+ | dcfr | pcfr+
+    iterations: int = 2000
+    seconds: float = 0.0  # stop once the solver has run this long (0: no limit)
+    target_nash_conv: float = 0.0  # stop once NashConv is below this (0: never)
+    eval_every: int = 100  # iterations between exact evaluations (and log points)
+
+
+@dataclass(frozen=True)
 class Config:
     algorithm: str = "ppo"
     run: RunSection = field(default_factory=RunSection)
@@ -118,9 +138,12 @@ class Config:
     pool: PoolSection = field(default_factory=PoolSection)
     eval: EvalSection = field(default_factory=EvalSection)
     warmstart: WarmStartSection = field(default_factory=WarmStartSection)
+    solver: SolverSection = field(default_factory=SolverSection)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The algorithm and the sections it reads, as plain data."""
+        data = dataclasses.asdict(self)
+        return {"algorithm": self.algorithm, **{k: data[k] for k in SECTIONS_OF[self.algorithm]}}
 
     def replace(self, **sections: Any) -> Config:
         return dataclasses.replace(self, **sections)
@@ -190,10 +213,16 @@ def from_dict(data: dict[str, Any]) -> Config:
     if algorithm not in ALGORITHMS:
         raise ConfigError(f"algorithm: must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
     sections = {}
+    allowed = SECTIONS_OF[algorithm]
     for name, value in data.items():
         if name not in SECTIONS:
             raise ConfigError(
                 f"{name}: unknown section; sections: {', '.join(SECTIONS)} (and algorithm)"
+            )
+        if name not in allowed:
+            raise ConfigError(
+                f"{name}: algorithm {algorithm!r} has no [{name}] section; "
+                f"its sections: {', '.join(allowed)}"
             )
         if not isinstance(value, dict):
             raise ConfigError(f"{name}: must be a table ([{name}]), got {value!r}")
@@ -279,6 +308,9 @@ def check(c: Config) -> None:
         raise ConfigError(f"game.options: {e}") from None
     except ValueError as e:
         raise ConfigError(f"game: {e}") from None
+    if c.algorithm != "ppo":
+        _check_solver(c)
+        return
     _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
     _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
     p = c.ppo
@@ -340,6 +372,23 @@ def check(c: Config) -> None:
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
+
+
+def _check_solver(c: Config) -> None:
+    _require(
+        c.game.players == 2,
+        "game.players",
+        "2 (the exact solvers are for two players)",
+        c.game.players,
+    )
+    v = c.solver
+    _require(v.algorithm in SOLVERS, "solver.algorithm", " or ".join(SOLVERS), v.algorithm)
+    _require(v.iterations >= 1, "solver.iterations", "at least 1", v.iterations)
+    _require(v.seconds >= 0, "solver.seconds", "0 (no limit) or more", v.seconds)
+    _require(
+        v.target_nash_conv >= 0, "solver.target_nash_conv", "0 (never) or more", v.target_nash_conv
+    )
+    _require(v.eval_every >= 1, "solver.eval_every", "at least 1", v.eval_every)
 
 
 # ----- writing ---------------------------------------------------------------------

@@ -32,7 +32,7 @@ from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.rules import Ruleset, make_rules
 
-__all__ = ["SolveResult", "load_policy", "main", "solve_exact"]
+__all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
 
 
 @dataclass
@@ -160,6 +160,82 @@ def solve_exact(
         policy=policy,
         policy_path=path,
         curve=curve,
+    )
+
+
+def solve_lp_exact(rules: Ruleset, log_dir: str | Path | None = None) -> SolveResult:
+    """Solve ``rules`` as the sequence-form linear program (:mod:`agents.cfr.lp`), from both
+    seats' sides; log the value and the NashConv of its equilibrium and save its policy."""
+    from agents.cfr.lp import solve_lp
+
+    t0 = time.perf_counter()
+    sf = sequence_form(build_tree(rules))
+    build = time.perf_counter() - t0
+    t = time.perf_counter()
+    lp = solve_lp(sf)
+    solve_s = time.perf_counter() - t
+    t = time.perf_counter()
+    low, high = game_value_bounds(sf, lp.profile)
+    value = expected_value(sf, lp.profile)
+    eval_s = time.perf_counter() - t
+    policy = CFRPolicy.from_profile(
+        sf, lp.profile, algorithm="lp", iterations=0, nash_conv=high - low, game_value=value
+    )
+    path = None
+    if log_dir is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        with SummaryWriter(str(log_dir)) as writer:
+            writer.add_scalar("cfr/nash_conv", high - low, 0)
+            writer.add_scalar("cfr/game_value", value, 0)
+            writer.add_scalar("lp/value_seat0_side", lp.value_seat0_side, 0)
+            writer.add_scalar("lp/value_seat1_side", lp.value_seat1_side, 0)
+        path = Path(log_dir) / "policy.npz"
+        policy.save(path)
+    return SolveResult(
+        rules=rules,
+        algorithm="lp",
+        iterations=0,
+        nash_conv=high - low,
+        game_value=value,
+        value_bounds=(low, high),
+        build_seconds=build,
+        solve_seconds=solve_s,
+        eval_seconds=eval_s,
+        policy=policy,
+        policy_path=path,
+    )
+
+
+def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveResult:
+    """The ``spar train`` run of an ``algorithm = "cfr"`` or ``"lp"`` config: ``runs/<name>/``
+    holds its ``config.toml``, TensorBoard events and ``policy.npz``.
+
+    Raises:
+        ConfigError: for a run folder that exists already.
+    """
+    from spar_env import __version__
+    from train.config import ConfigError, dump_config
+
+    run_dir = Path(runs_dir) / config.run.name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.toml").write_text(dump_config(config, __version__), encoding="utf-8")
+    g = config.game
+    rules = make_rules(g.variant, players=g.players, **g.options)
+    if config.algorithm == "lp":
+        return solve_lp_exact(rules, log_dir=run_dir)
+    v = config.solver
+    return solve_exact(
+        rules,
+        v.algorithm,
+        v.iterations,
+        seconds=v.seconds or None,
+        target_nash_conv=v.target_nash_conv or None,
+        log_dir=run_dir,
+        eval_every=v.eval_every,
+        progress=progress,
     )
 
 

@@ -4,6 +4,7 @@
     spar train configs/ppo_spar2.toml --seed 7 --name mine
     spar train configs/ppo_spar4.toml --set ppo.lr=3e-4 --set rollout.games=4096
     spar train --resume runs/mine               # go on from its latest checkpoint
+    spar train configs/cfr_mini.toml            # solve mini exactly (DCFR)
 
 A run is written to runs/NAME/: config.toml (the config in force), the
 TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
@@ -30,7 +31,7 @@ from spar_env.cli.arguments import add_command, seed
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
-        subparsers, "train", "train an agent (PPO self-play) from a TOML config", __doc__
+        subparsers, "train", "train an agent (PPO self-play, or an exact CFR/LP solve)", __doc__
     )
     parser.add_argument(
         "config", nargs="?", type=Path, help="a TOML config (default: configs/ppo_spar4.toml)"
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         check(config)
         runs_dir = args.runs_dir
     console = Console(stderr=False)
+    if config.algorithm != "ppo":
+        return _solve(console, config, runs_dir)
     with _Bar(console, config.run.updates) as bar:
         try:
             result = train(config, runs_dir, resume=args.resume is not None, report=bar.update)
@@ -149,6 +152,43 @@ def _summary(console: Console, config: Any, result: Any) -> None:
         f"curves:  tensorboard --logdir {run_dir.parent}\n"
         f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
     )
+
+
+def _solve(console: Console, config: Any, runs_dir: Path) -> int:
+    """An exact solve (``algorithm = "cfr"`` or ``"lp"``): progress, then the value found."""
+    from train.solve import run_solver
+
+    total = config.solver.iterations if config.algorithm == "cfr" else 1
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[figures]}"),
+        console=console,
+        disable=not console.is_terminal,
+    )
+    task = progress.add_task(config.algorithm, total=total, figures="building the tree")
+
+    def on_chunk(done: int, of: int, nash_conv: float) -> None:
+        progress.update(task, completed=done, figures=f"NashConv {nash_conv:.3g}")
+
+    with progress:
+        result = run_solver(config, runs_dir, progress=on_chunk)
+        progress.update(task, completed=total)
+    low, high = result.value_bounds
+    console.print(
+        f"{config.game.variant}, {config.algorithm}"
+        + (f" ({result.algorithm}, {result.iterations:,} iterations)" if result.iterations else "")
+        + f": seat 0's value {result.game_value:.6f} (equilibrium value in [{low:.6f}, "
+        f"{high:.6f}]), NashConv {result.nash_conv:.3g} points per hand\n"
+        f"tree {result.build_seconds:.1f} s, solve {result.solve_seconds:.1f} s, "
+        f"evaluation {result.eval_seconds:.1f} s\n"
+        f"policy:  {result.policy_path}\n"
+        f"bench:   spar bench cfr:{result.policy_path} random --variant {config.game.variant} "
+        f"--players 2"
+    )
+    return 0
 
 
 def _share(x: float | None) -> str:
