@@ -132,7 +132,10 @@ class _Bar:
 
 def _summary(console: Console, config: Any, result: Any) -> None:
     table = Table(title=f"{config.run.name}: evaluation after update {result.counters.update}")
-    for column in ("opponent", "mean payoff", "kept 6/7", "won 6/7", "won trick H-1"):
+    from train.ppo import rules_of
+
+    low = "/".join(rules_of(config).rank_points) or "low"  # the scoring ranks: 6/7 in Spar
+    for column in ("opponent", "mean payoff", f"kept {low}", f"won {low}", "won trick H-1"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
         table.add_row(
