@@ -129,28 +129,42 @@ def solve_exact(
             target_nash_conv is not None and nc < target_nash_conv
         ):
             break
-    profile = solver.average_policy()
-    low, high = game_value_bounds(sf, profile)
-    value = expected_value(sf, profile)
-    policy = CFRPolicy.from_profile(
-        sf,
-        profile,
-        algorithm=algorithm,
-        iterations=solver.iteration,
-        nash_conv=high - low,
-        game_value=value,
-    )
-    path = Path(policy_path) if policy_path is not None else None
-    if path is None and log_dir is not None:
-        path = Path(log_dir) / "policy.npz"
-    if path is not None:
-        policy.save(path)
     if writer is not None:
         writer.close()
+    if policy_path is None and log_dir is not None:
+        policy_path = Path(log_dir) / "policy.npz"
+    profile = solver.average_policy()
+    times = (build, solve_s, eval_s)
+    return _finish(rules, sf, profile, algorithm, solver.iteration, policy_path, times, curve)
+
+
+def _finish(
+    rules: Ruleset,
+    sf,
+    profile,
+    algorithm: str,
+    iterations: int,
+    path: str | Path | None,
+    times: tuple[float, float, float],
+    curve: list[tuple[int, float, float]],
+) -> SolveResult:
+    """Evaluate the final profile exactly, save it as a policy, close the log: the result."""
+    build, solve_s, eval_s = times
+    t = time.perf_counter()
+    low, high = game_value_bounds(sf, profile)
+    value = expected_value(sf, profile)
+    eval_s += time.perf_counter() - t
+    policy = CFRPolicy.from_profile(
+        sf, profile, algorithm=algorithm, iterations=iterations, nash_conv=high - low,
+        game_value=value,
+    )  # fmt: skip
+    if path is not None:
+        path = Path(path)
+        policy.save(path)
     return SolveResult(
         rules=rules,
         algorithm=algorithm,
-        iterations=solver.iteration,
+        iterations=iterations,
         nash_conv=high - low,
         game_value=value,
         value_bounds=(low, high),
@@ -174,37 +188,17 @@ def solve_lp_exact(rules: Ruleset, log_dir: str | Path | None = None) -> SolveRe
     t = time.perf_counter()
     lp = solve_lp(sf)
     solve_s = time.perf_counter() - t
-    t = time.perf_counter()
-    low, high = game_value_bounds(sf, lp.profile)
-    value = expected_value(sf, lp.profile)
-    eval_s = time.perf_counter() - t
-    policy = CFRPolicy.from_profile(
-        sf, lp.profile, algorithm="lp", iterations=0, nash_conv=high - low, game_value=value
-    )
-    path = None
+    path = None if log_dir is None else Path(log_dir) / "policy.npz"
+    result = _finish(rules, sf, lp.profile, "lp", 0, path, (build, solve_s, 0.0), [])
     if log_dir is not None:
         from torch.utils.tensorboard import SummaryWriter
 
         with SummaryWriter(str(log_dir)) as writer:
-            writer.add_scalar("cfr/nash_conv", high - low, 0)
-            writer.add_scalar("cfr/game_value", value, 0)
+            writer.add_scalar("cfr/nash_conv", result.nash_conv, 0)
+            writer.add_scalar("cfr/game_value", result.game_value, 0)
             writer.add_scalar("lp/value_seat0_side", lp.value_seat0_side, 0)
             writer.add_scalar("lp/value_seat1_side", lp.value_seat1_side, 0)
-        path = Path(log_dir) / "policy.npz"
-        policy.save(path)
-    return SolveResult(
-        rules=rules,
-        algorithm="lp",
-        iterations=0,
-        nash_conv=high - low,
-        game_value=value,
-        value_bounds=(low, high),
-        build_seconds=build,
-        solve_seconds=solve_s,
-        eval_seconds=eval_s,
-        policy=policy,
-        policy_path=path,
-    )
+    return result
 
 
 def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveResult:

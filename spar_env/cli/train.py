@@ -89,21 +89,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(console: Console) -> Progress:
+    """A bar with a description and a free text of live figures (off when not a terminal)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[figures]}"),
+        console=console,
+        disable=not console.is_terminal,
+    )
+
+
 class _Bar:
     """A rich progress bar with the live figures (steps/s, KL, evaluation payoffs)."""
 
     def __init__(self, console: Console, updates: int) -> None:
         self.console = console
         self.live = console.is_terminal
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[figures]}"),
-            console=console,
-            disable=not self.live,
-        )
+        self.progress = _progress(console)
         self.task = self.progress.add_task("train", total=updates, figures="")
 
     def __enter__(self) -> _Bar:
@@ -162,15 +167,7 @@ def _solve(console: Console, config: Any, runs_dir: Path) -> int:
     from train.solve import run_solver
 
     total = config.solver.iterations if config.algorithm == "cfr" else 1
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[figures]}"),
-        console=console,
-        disable=not console.is_terminal,
-    )
+    progress = _progress(console)
     task = progress.add_task(config.algorithm, total=total, figures="building the tree")
 
     def on_chunk(done: int, of: int, nash_conv: float) -> None:
