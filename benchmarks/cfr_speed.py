@@ -23,7 +23,6 @@ in the same run. The NashConv curves go to ``docs/cfr_curves.png``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -41,21 +40,6 @@ from agents.cfr.solvers import ALGORITHMS, make_solver  # noqa: E402
 from spar_env.rules import make_rules  # noqa: E402
 
 TARGET = 1e-3
-
-
-MARKER = Path("/tmp/spar-measuring")
-
-
-@contextlib.contextmanager
-def measuring():
-    """Wait while someone else measures (two shared cores), then hold the marker ourselves."""
-    while MARKER.exists():
-        time.sleep(5)
-    MARKER.touch()
-    try:
-        yield
-    finally:
-        MARKER.unlink(missing_ok=True)
 
 
 def checkpoints(limit: int, ratio: float = 1.15) -> np.ndarray:
@@ -124,8 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--openspiel-iterations", type=int, default=20, help="on micro; mini runs 1")
     ap.add_argument("--plot", default="docs/cfr_curves.png")
     args = ap.parse_args(argv)
-    with measuring():
-        curves = measure(args)
+    curves = measure(args)
     if args.plot:
         plot(curves, Path(args.plot))
         print(f"\nplot: {args.plot}")

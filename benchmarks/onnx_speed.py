@@ -11,15 +11,12 @@ thread, no spinning) on real decisions of random self-play. It prints:
 - the time of a single decision (a batch of one): median and 90th percentile.
 
 Targets: at least 200,000 decisions per second in batches of 4,096, and a
-single decision under 1 ms. The script waits while ``/tmp/spar-measuring``
-exists (someone else is measuring on the shared cores) and holds it while it
-measures.
+single decision under 1 ms.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -31,20 +28,6 @@ import numpy as np  # noqa: E402
 
 from agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules  # noqa: E402
 from agents.export.samples import self_play_observations  # noqa: E402
-
-MARKER = Path("/tmp/spar-measuring")
-
-
-@contextlib.contextmanager
-def measuring():
-    """Wait while someone else measures (two shared cores), then hold the marker ourselves."""
-    while MARKER.exists():
-        time.sleep(5)
-    MARKER.touch()
-    try:
-        yield
-    finally:
-        MARKER.unlink(missing_ok=True)
 
 
 def batch_rate(agent: OnnxAgent, obs: np.ndarray, mask: np.ndarray, batch: int, seconds: float):
@@ -81,10 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     probe = OnnxAgent.from_path(bot_rules(args.bot), args.bot)
     rules = probe.rules
     obs, mask = self_play_observations(rules, 8 * args.batch, seed=0)
-    with measuring():
-        load = os.getloadavg()[0]
-        rate = batch_rate(probe, obs, mask, args.batch, args.seconds)
-        singles = single_times(probe, obs, mask, args.singles) * 1e3
+    load = os.getloadavg()[0]
+    rate = batch_rate(probe, obs, mask, args.batch, args.seconds)
+    singles = single_times(probe, obs, mask, args.singles) * 1e3
     run = probe.run
     print(
         f"{args.bot}: {rules.variant}, {rules.players} players, "
