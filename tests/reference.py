@@ -1,4 +1,4 @@
-"""A pure-Python reference of one hand, written from RULES.md as a readable spec.
+"""A pure-Python reference of one hand, written from docs/rules.md as a readable spec.
 
 The batch core (``spar_env.core``) is checked against this class on many random
 hands. It is deliberately independent of the core: it reads the
@@ -14,7 +14,7 @@ Usage::
         hand.apply(some_choice(hand.legal_actions()))
     hand.winner, hand.points, hand.payoffs
 
-Each numbered comment below quotes the rule of RULES.md it implements.
+Each numbered comment below states the rule it implements (see docs/rules.md).
 """
 
 from __future__ import annotations
@@ -292,7 +292,7 @@ class RefHand:
         )
 
     def score(self) -> int:
-        """Points W scores for the hand ("Scoring schemes" in RULES.md)."""
+        """Points W scores for the hand ("Scoring" in docs/rules.md)."""
         scheme = self.rules.scoring
         last = self.rank(self.trick_winning_cards[-1])
         if scheme == "spar":

@@ -72,6 +72,6 @@ def test_exchanges_happen_and_agree() -> None:
 
 @pytest.mark.parametrize(("variant", "players", "hand_size"), [("spar", 9, 3), ("mini", 12, 1)])
 def test_more_than_eight_players(variant: str, players: int, hand_size: int) -> None:
-    """RULES.md allows any count with H x N <= deck size, e.g. 9 players of 3 cards from 35."""
+    """docs/rules.md allows any count with H x N <= deck size, e.g. 9 players of 3 cards from 35."""
     rules = make_rules(variant, players=players, hand_size=hand_size)
     assert check_against_reference(play_random_hands(rules, 128, np.random.default_rng(9))) == 128

@@ -22,7 +22,7 @@ from spar_env.core.deal import deck_for_hands
 from spar_env.records import RecordError, record_hands, replay, replay_many
 from spar_env.rules import PRESETS, Ruleset, make_rules
 
-# RULES.md, "Game records": the seed 001 example, completed into a full legal hand.
+# docs/rules.md, "Game records": the seed 001 example, completed into a full legal hand.
 # Seat 3 deals, so seat 0 leads. Seat 0 wins tricks 1-4 with KH, 9C, 7S and AD,
 # then leads 6H to the last trick; nobody else holds a heart.
 SEED_001 = {
@@ -49,7 +49,7 @@ SEED_001 = {
 SEED_001_STOCK = [
     "AC", "10C", "AH", "9H", "8H", "7H", "8D", "7D", "6D", "KS", "QS", "JS", "10S", "9S", "8S",
 ]  # fmt: skip
-HIGH_RANKS = {"10", "J", "Q", "K", "A"}  # RULES.md: a weak hand holds none of these
+HIGH_RANKS = {"10", "J", "Q", "K", "A"}  # docs/rules.md: a weak hand holds none of these
 
 
 def rules_of(record: dict) -> Ruleset:

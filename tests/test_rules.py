@@ -1,4 +1,4 @@
-"""Ruleset validation, the presets of RULES.md, ``options()`` round trips and card notation."""
+"""Ruleset validation, the presets of docs/rules.md, ``options()`` round trips and card notation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from spar_env.rules import PRESETS, Ruleset, c_notation, format_card, make_rules, parse_card
 
-# The presets table of RULES.md: deck size, ranks high -> low, hand size, deal
+# The presets table of docs/rules.md: deck size, ranks high -> low, hand size, deal
 # pattern, most players the deck allows, direction, scoring, last_two, face-down
 # mode and the default end of the game.
 SPAR_RANKS = "A K Q J 10 9 8 7 6"

@@ -6,7 +6,7 @@ can follow it trick by trick. The helper deals the hand with
 ``deck_for_hands`` and ``reset(..., decks=..., dealers=...)``, checks at every
 move that the named seat is the one to act in both the core and the
 reference, that they agree on the legal actions, and then applies the move.
-Expected results come from RULES.md, worked out by hand in the comments.
+Expected results come from docs/rules.md, worked out by hand in the comments.
 """
 
 from __future__ import annotations

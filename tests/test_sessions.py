@@ -3,8 +3,8 @@
 Each hand is played with random legal actions and checked against the
 reference (which also covers the tie-break hands of a ``stones`` session,
 where only some seats are dealt in). The session bookkeeping is recomputed
-here from each hand's winner and points, following RULES.md ("End of a
-session").
+here from each hand's winner and points, following docs/rules.md
+("Sessions").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The end of a hand: points, zero-sum payoffs, and the session's score and end.
 
-Points (RULES.md, "Scoring schemes"): W is the seat that won the last trick.
+Points (docs/rules.md, "Scoring"): W is the seat that won the last trick.
 Walk back from the last trick over at most ``rules.chain`` tricks while W won
 each with a scoring rank (``rules.rank_points``); the hand scores the sum of
 their points, or 1 if the last trick was not won with a scoring rank. Under

@@ -1,4 +1,4 @@
-"""Game records (RULES.md, "Game records"): write hands as JSON records and replay them.
+"""Game records (docs/rules.md, "Game records"): write hands as JSON records and replay them.
 
     from spar_env.records import record_hands, replay
     for record in record_hands(make_rules("sipa", players=3), 100, np.random.default_rng(0)):

@@ -2,7 +2,7 @@
 
 :func:`record_hands` deals batches of hands, lets a policy choose every action
 (uniformly random legal actions by default) and yields one record per hand in
-the format of RULES.md, "Game records"::
+the format of docs/rules.md, "Game records"::
 
     {"variant": "sipa", "options": {}, "players": 3, "dealer": 1,
      "hands": [["KC", "9C", ...], ...],          # as dealt, sorted: suit, then rank high to low

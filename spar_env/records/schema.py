@@ -1,6 +1,6 @@
 """Reading one game record: its fields, counts and cards, before any card is played.
 
-A record is one JSON object per hand (RULES.md, "Game records")::
+A record is one JSON object per hand (docs/rules.md, "Game records")::
 
     {"variant": "spar", "options": {}, "players": 4, "dealer": 3,
      "hands": [["6H", "KH", "9C", "AD", "7S"], ...],

@@ -1,4 +1,4 @@
-"""The registry of named variants (presets) from RULES.md, and :func:`make_rules`.
+"""The registry of named variants (presets) from docs/rules.md, and :func:`make_rules`.
 
 A preset is a set of :class:`~spar_env.rules.ruleset.Ruleset` fields. A user
 starts from any preset and changes any field; the result is validated.

@@ -30,7 +30,7 @@ END_KINDS = ("open", "one_hand", "hands", "target", "stones")
 # Scoring schemes as data: (points of a trick won with each scoring rank,
 # how many final tricks can chain). A hand scores 1 unless W won the last trick
 # with a scoring rank; then it scores the sum over the run of final tricks that
-# W won with scoring ranks, up to the chain length (see RULES.md, "Scoring").
+# W won with scoring ranks, up to the chain length (see docs/rules.md, "Scoring").
 SCHEMES: dict[str, tuple[dict[str, int], int]] = {
     "spar": ({"6": 3, "7": 2}, 1),
     "seven": ({"7": 2}, 1),
