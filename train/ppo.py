@@ -23,7 +23,6 @@ only initialises the network. Evaluations use their own fixed deals.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_ch
 from agents.ppo.checkpoint import load_checkpoint, save_checkpoint
 from agents.ppo.network import ActorCritic
 from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
+from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.observe import layout_for, max_hand_points
@@ -160,7 +160,8 @@ def train(
         _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
-        _write_text(run_dir / CONFIG_FILE, dump_config(config, __version__))
+        with atomic_output(run_dir / CONFIG_FILE) as f:
+            f.write(dump_config(config, __version__))
 
     # On resume, drop what a killed session logged past its last checkpoint.
     writer = SummaryWriter(str(run_dir), purge_step=counters.update + 1 if resume else None)
@@ -361,12 +362,3 @@ def resume_config(run_dir: str | os.PathLike, overrides: list[str] = ()) -> Conf
             )
         apply_override(data, item)
     return from_dict(data)
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` atomically (temporary file, then rename)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.chmod(tmp, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)

@@ -30,6 +30,7 @@ from agents.cfr.evaluation import expected_value, game_value_bounds
 from agents.cfr.policy import CFRPolicy, load_policy
 from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
+from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
 
 __all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
@@ -215,7 +216,8 @@ def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveRes
     if run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.toml").write_text(dump_config(config, __version__), encoding="utf-8")
+    with atomic_output(run_dir / "config.toml") as f:
+        f.write(dump_config(config, __version__))
     g = config.game
     rules = make_rules(g.variant, players=g.players, **g.options)
     if config.algorithm == "lp":

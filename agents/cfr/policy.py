@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 from agents.base import Decision, Situation
 from agents.cfr.build import infoset_keys
 from agents.cfr.seqform import SequenceForm
+from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
 
 FORMAT = "spar-cfr-policy/1"
@@ -93,14 +93,8 @@ class CFRPolicy:
         }
         blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, keys=self.keys, probs=self.probs, meta=blob)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_output(path, "wb") as f:
+            np.savez(f, keys=self.keys, probs=self.probs, meta=blob)
         return path
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from spar_env.atomic import atomic_output
 
 FORMAT = "spar-rl checkpoint"
 FORMAT_VERSION = 1
@@ -43,17 +44,8 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
         "payload": torch.frombuffer(bytearray(blob), dtype=torch.uint8),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give it the usual mode
-        with os.fdopen(fd, "wb") as f:
-            torch.save(outer, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path, "wb") as f:
+        torch.save(outer, f)
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
@@ -84,12 +76,6 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(inner, dict):
         raise CheckpointError(f"{path}: the checkpoint payload is not a dict")
     return inner
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _safe_load(path: Path, data: bytes, what: str) -> Any:

@@ -8,12 +8,13 @@ target and renamed over it, so a file is either complete or untouched.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+
+from spar_env.atomic import atomic_output
+
+__all__ = ["atomic_output", "check_output_path"]
 
 
 def check_output_path(path: Path, option: str, suffixes: Sequence[str] | None = None) -> None:
@@ -44,28 +45,3 @@ def check_output_path(path: Path, option: str, suffixes: Sequence[str] | None = 
             pass
     except OSError as e:
         raise ValueError(f"{where}: cannot create a file in {parent}: {e.strerror or e}") from None
-
-
-@contextlib.contextmanager
-def atomic_output(path: Path, mode: str = "w") -> Iterator[IO]:
-    """A file to write (``mode`` ``"w"`` or ``"wb"``) that replaces ``path`` when the block ends.
-
-    If the block raises, ``path`` is left as it was and the temporary file is removed.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file private; write a normal one
-        encoding = None if "b" in mode else "utf-8"
-        with os.fdopen(fd, mode, encoding=encoding, newline="" if encoding else None) as out:
-            yield out
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
