@@ -36,6 +36,14 @@ class History:
         self.count = np.zeros(b, dtype=np.int64)
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
+    def take(self, games: np.ndarray) -> History:
+        """A copy of the plays of some games, as a smaller batch (matches :meth:`State.take`)."""
+        out = object.__new__(History)
+        out.cards, out.seats = self.cards[games], self.seats[games]
+        out.down, out.count = self.down[games], self.count[games]
+        out._pending = None
+        return out
+
     def clear(self, games: np.ndarray | slice = slice(None)) -> None:
         """Forget the plays of ``games`` (their new hand has just been dealt)."""
         self.cards[games] = -1
