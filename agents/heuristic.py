@@ -96,14 +96,23 @@ class HeuristicAgent:
         return Decision(actions.astype(np.int64))
 
     def _play(self, situation: Situation) -> np.ndarray:
+        cards, value = self.plan_values(situation)
+        score = value + SHED_HIGH * self.strength[cards]  # -inf stays -inf
+        return cards[np.arange(cards.shape[0]), score.argmax(axis=1)]
+
+    def plan_values(self, situation: Situation) -> tuple[np.ndarray, np.ndarray]:
+        """Each hand's cards (``int64 [G, K]``, id order) and, for the legal ones, the value of
+        the best plan left after playing it (``float64 [G, K]``, ``-inf`` where not legal).
+
+        Other agents use it as features (:mod:`agents.cfr.abstraction`).
+        """
         k = knowledge(situation)
         trick = trick_view(situation)
         cards, valid = _slots(k.hand, self.rules.num_card_ids)  # [G, K]
         legal = valid & ((situation.legal[:, None] >> cards.astype(np.uint64)) & np.uint64(1) == 1)
         odds = self._odds(k, trick, cards)
         value = _plan_values(odds, self.suit[cards], valid, trick.led_suit < 0, k.in_hand)
-        score = np.where(legal, value + SHED_HIGH * self.strength[cards], -np.inf)
-        return cards[np.arange(cards.shape[0]), score.argmax(axis=1)]
+        return cards, np.where(legal, value, -np.inf)
 
     def _odds(self, k: Knowledge, trick: TrickView, cards: np.ndarray) -> _Odds:
         """The chances of the module docstring for each card of each hand (``[G, K]`` slots)."""
