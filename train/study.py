@@ -17,21 +17,29 @@ Two kinds of figure, each with a 95% confidence interval:
 
 :data:`TIPS` names the tips, the deviation that tests each, and the
 sources' words. :func:`tip_table` and :func:`rate_table` sweep rulesets
-(player counts, variants) for the notebook ``notebooks/strategy_study.ipynb``.
+(:func:`player_sweep`, :func:`variant_sweep`) for the notebook
+``notebooks/strategy_study.ipynb``; the full-size figures come from::
+
+    python -m train.study --deals 20000 --json study.json
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents import make_agent
 from agents.tips import EARLY_LEAD_DEVIATIONS, LOW_CARD_DEVIATIONS, TipAgent
-from spar_env.rules import Ruleset
+from spar_env.rules import Ruleset, make_rules
 from train.stats import mean_ci
 from train.tournament import draw_deals, play_batch, run_tournament
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 DEVIATOR = "deviator"  # the TipAgent's name in the lineup
 
@@ -49,7 +57,7 @@ class Tip:
 TIPS: tuple[Tip, ...] = (
     Tip("keep a 6", "keep a small card: a 6 at the last trick scores 3", "dump_low", "6"),
     Tip("keep a 7", "keep a small card (a 7 scores 2)", "dump_low", "7"),
-    Tip("keep a 6 or 7", "keep a small card; don't play the 6 too early", "dump_low"),
+    Tip("keep a low card", "keep a small card; don't play the 6 too early", "dump_low"),
     Tip("win trick H-1", "win the fourth trick: you then lead the last", "duck"),
     Tip("strip the suit", "strip the suits: if nobody has your suit, even a 6 wins", "no_strip"),
     Tip("strip harder", "strip the suits (led every time it can)", "strip"),
@@ -187,3 +195,118 @@ def rate_table(
 ) -> dict[str, HandRates]:
     """:func:`hand_rates` of each ruleset, by :func:`label`."""
     return {label(rules): hand_rates(rules, deals, seed, agent) for rules in rulesets}
+
+
+PLAYER_COUNTS = (2, 3, 4, 5, 6, 7)  # spar's range
+VARIANTS = ("spar", "spar_classic", "essilfy", "jeu_de_carte", "sipa", "fapfap", "agram")
+VARIANT_PLAYERS = 4
+
+
+def player_sweep(counts: Iterable[int] = PLAYER_COUNTS, variant: str = "spar") -> list[Ruleset]:
+    """``variant`` at each player count."""
+    return [make_rules(variant, players=n) for n in counts]
+
+
+def variant_sweep(
+    variants: Iterable[str] = VARIANTS, players: int = VARIANT_PLAYERS
+) -> list[Ruleset]:
+    """Each variant at ``players`` seats."""
+    return [make_rules(v, players=players) for v in variants]
+
+
+def to_dict(tips: list[TipRow], rates: dict[str, HandRates]) -> dict[str, object]:
+    """The figures as plain data (``--json``)."""
+
+    def est(e: Estimate | None) -> dict[str, float] | None:
+        return None if e is None else {"mean": e.mean, "ci95": e.ci95, "samples": e.samples}
+
+    return {
+        "tips": [
+            {"ruleset": r.label, "tip": r.tip.name, "deviation": r.tip.deviation,
+             "rank": r.tip.rank, "value": est(r.value)}
+            for r in tips
+        ],
+        "hand_rates": {
+            k: {"before_last_takes_hand": est(v.before_last_takes_hand),
+                "won_with_scoring_card": est(v.won_with_scoring_card), "fair_share": v.fair_share}
+            for k, v in rates.items()
+        },
+    }  # fmt: skip
+
+
+def tip_grid(rows: list[TipRow], title: str) -> Table:
+    """A rich table of :func:`tip_table`'s rows: a row per tip, a column per ruleset."""
+    from rich.table import Table
+
+    labels = list(dict.fromkeys(r.label for r in rows))
+    table = Table(title=title)
+    table.add_column("tip (deviation)")
+    for name in labels:
+        table.add_column(name.replace(" players", "p"), justify="right")
+    for tip in dict.fromkeys(r.tip for r in rows):
+        value = {r.label: r.value for r in rows if r.tip == tip}
+        cells = [str(value[name]) if value[name] is not None else "n/a" for name in labels]
+        table.add_row(f"{tip.name} ({tip.deviation}{'' if tip.rank is None else ' ' + tip.rank})",
+                      *cells)  # fmt: skip
+    return table
+
+
+def rate_grid(rates: dict[str, HandRates], title: str) -> Table:
+    """A rich table of :func:`rate_table`: a row per ruleset."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for name in ("ruleset", "trick H-1 winner takes the hand", "1/N", "won with a scoring card"):
+        table.add_column(name, justify="right")
+    for key, r in rates.items():
+        low = r.won_with_scoring_card
+        table.add_row(key, r.before_last_takes_hand.percent(), f"{100 * r.fair_share:.1f}%",
+                      low.percent() if low else "n/a")  # fmt: skip
+    return table
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m train.study --deals 20000``: every tip and rate, by player count and variant."""
+    import argparse
+    import json
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from spar_env.atomic import atomic_output
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--deals", type=int, default=2000, help="deals per figure")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--base", default="heuristic", help="the agent the tips are measured on")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    args = parser.parse_args(argv)
+    sweeps = {"player counts": player_sweep(), "variants": variant_sweep()}
+    console = Console(width=170)
+    tips: list[TipRow] = []
+    rates: dict[str, HandRates] = {}
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("tips", total=sum(map(len, sweeps.values())) * len(TIPS))
+        for name, rulesets in sweeps.items():
+            rows = tip_table(
+                rulesets, TIPS, args.deals, args.seed, args.base,
+                progress=lambda what: bar.update(task, advance=1, description=what),
+            )  # fmt: skip
+            console.print(
+                tip_grid(
+                    rows,
+                    f"{name}: the deviation's payoff per hand against "
+                    f"{args.base} ({args.deals:,} deals, seed {args.seed})",
+                )
+            )
+            tips += rows
+            here = rate_table(rulesets, args.deals, args.seed, args.base)
+            console.print(rate_grid(here, f"{name}: hands with {args.base} in every seat"))
+            rates.update(here)
+    if args.json is not None:
+        with atomic_output(args.json) as f:
+            json.dump(to_dict(tips, rates), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
