@@ -30,7 +30,7 @@ ALGORITHMS = ("ppo", "cfr", "lp")
 SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
 # The sections each algorithm reads; any other is an error.
 SECTIONS_OF = {
-    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart"),
+    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart", "ray"),
     "cfr": ("run", "game", "solver"),
     "lp": ("run", "game"),
 }
@@ -119,6 +119,14 @@ class WarmStartSection:
 
 
 @dataclass(frozen=True)
+class RaySection:
+    enabled: bool = False  # collect the rollouts on Ray actors (also: spar train --ray)
+    address: str = ""  # "": start a local Ray; "auto" or "HOST:PORT": join a running cluster
+    workers: int = 2  # rollout actors; rollout.games is shared out among them
+    cpus_per_worker: int = 1  # CPUs each actor reserves (and its torch threads)
+
+
+@dataclass(frozen=True)
 class SolverSection:
     algorithm: str = "dcfr"  # cfr | cfr+ | dcfr | pcfr+
     iterations: int = 2000
@@ -138,6 +146,7 @@ class Config:
     pool: PoolSection = field(default_factory=PoolSection)
     eval: EvalSection = field(default_factory=EvalSection)
     warmstart: WarmStartSection = field(default_factory=WarmStartSection)
+    ray: RaySection = field(default_factory=RaySection)
     solver: SolverSection = field(default_factory=SolverSection)
 
     def to_dict(self) -> dict[str, Any]:
@@ -372,6 +381,26 @@ def check(c: Config) -> None:
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
+    _check_ray(c)
+
+
+def _check_ray(c: Config) -> None:
+    from train.distributed import check_address
+
+    r = c.ray
+    try:
+        check_address(r.address)
+    except ValueError as e:
+        raise ConfigError(f"ray.address: {e}") from None
+    _require(r.workers >= 1, "ray.workers", "at least 1", r.workers)
+    _require(r.cpus_per_worker >= 1, "ray.cpus_per_worker", "at least 1", r.cpus_per_worker)
+    if r.enabled:
+        _require(
+            c.rollout.games >= r.workers,
+            "rollout.games",
+            f"at least ray.workers ({r.workers}), a game for each worker",
+            c.rollout.games,
+        )
 
 
 def _check_solver(c: Config) -> None:

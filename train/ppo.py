@@ -18,6 +18,10 @@ stopped: the same seed gives the same weights, bit for bit, stopped or not.
 Every random choice comes from one ``np.random.Generator`` seeded by
 ``run.seed`` (deals, sampled actions, seats, minibatches); torch's generator
 only initialises the network. Evaluations use their own fixed deals.
+
+With ``[ray] enabled`` the rollouts come from Ray actors instead
+(:mod:`train.distributed.rollout`), each with its own generator seeded by the
+run's seed and its number; the rest of the run is the same code.
 """
 
 from __future__ import annotations
@@ -112,6 +116,15 @@ def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> 
     )
 
 
+def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:
+    """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``)."""
+    if config.ray.enabled:
+        from train.distributed.rollout import RayCollector
+
+        return RayCollector(config, rules)
+    return Collector(rules, config.rollout.games, rng)
+
+
 # ----- the run -----------------------------------------------------------------------
 def train(
     config: Config,
@@ -153,7 +166,7 @@ def train(
     pool = OpponentPool(
         rules, config.pool.mix, config.pool.snapshots, make_model=lambda: build_model(config, rules)
     )
-    collector = Collector(rules, config.rollout.games, rng)
+    collector = make_collector(config, rules, rng)
     counters = Counters()
     if resume:
         saved = load_checkpoint(latest_checkpoint(run_dir))
@@ -260,6 +273,7 @@ def train(
             result.stopped_early = True
             break
     writer.close()
+    collector.close()
     return result
 
 
@@ -355,10 +369,10 @@ def resume_config(run_dir: str | os.PathLike, overrides: list[str] = ()) -> Conf
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     for item in overrides:
         key = item.partition("=")[0].strip()
-        if key not in ("run.updates", "run.max_minutes"):
+        if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):
             raise ConfigError(
-                f"--set {key}: a resumed run keeps its config; only run.updates and "
-                "run.max_minutes may change"
+                f"--set {key}: a resumed run keeps its config; only run.updates, "
+                "run.max_minutes and mccfr.batches may change"
             )
         apply_override(data, item)
     return from_dict(data)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +59,45 @@ class Rollout:
     @property
     def decisions(self) -> int:
         return int(self.actions.shape[0])
+
+
+def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
+    """One rollout from those of several batches of games (Ray workers'), in order.
+
+    Each part's trajectory rows come after the rows of the parts before it.
+    The time spent in each kind of work is the slowest part's, which is what
+    the learner waits for.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [part.rewards.shape[0] for part in parts[:-1]])
+    payoff: dict[str, tuple[float, int]] = {}
+    for part in parts:
+        for entry, (total, hands) in part.payoff_by_entry.items():
+            before = payoff.get(entry, (0.0, 0))
+            payoff[entry] = (before[0] + total, before[1] + hands)
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(part, name) for part in parts])
+
+    return Rollout(
+        obs=joined("obs"),
+        legal=joined("legal"),
+        actions=joined("actions"),
+        logp=joined("logp"),
+        values=joined("values"),
+        extra=None if parts[0].extra is None else joined("extra"),
+        trajectory=np.concatenate(
+            [part.trajectory + offset for part, offset in zip(parts, offsets, strict=True)]
+        ),
+        position=joined("position"),
+        rewards=joined("rewards"),
+        lengths=joined("lengths"),
+        payoff_by_entry=payoff,
+        hands=sum(part.hands for part in parts),
+        num_actions=parts[0].num_actions,
+        seconds={k: max(part.seconds[k] for part in parts) for k in parts[0].seconds},
+    )
 
 
 def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -100,6 +140,9 @@ class Collector:
                 raise ValueError(f"saved games: field {f.name} has shape {value.shape}")
             setattr(self.state, f.name, value.copy())
         self.history.clear()
+
+    def close(self) -> None:
+        """Nothing to release: the games live here (a Ray collector ends its actors)."""
 
     def collect(
         self,

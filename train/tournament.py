@@ -15,8 +15,10 @@ with one agent only, is an error.
 ``first_dealer`` when it fixes one) depends on the seed and ``i`` only, not
 on how many deals are asked for. The agents' random choices come from one
 generator per batch of ``chunk`` deals, so the same seed and chunk size give
-the same figures. Each deal is one hand; session rules (targets, stones) do
-not enter.
+the same figures, however the batches are shared out: a run on Ray
+(:mod:`train.distributed.bench`) plays each batch as a task and gets the
+figures of a local run. Each deal is one hand; session rules (targets, stones)
+do not enter.
 
 **The batch core.** A batch holds ``chunk`` deals times the rotations. At
 every step the games are grouped by the agent in the seat to move; each agent
@@ -50,7 +52,7 @@ agent 0's mean payoff. Its intervals are taken over deals as above.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -216,12 +218,12 @@ class _Tally:
         for name in names:
             setattr(self, name, np.zeros(self.num_agents, dtype=np.int64))
 
-    def add(
-        self, outcome: Outcome, agent_at: np.ndarray, seats: np.ndarray, rotations: int
-    ) -> None:
+    def add(self, outcome: Outcome, seated: Seating) -> None:
         a = self.num_agents
-        games = agent_at.shape[0]
+        rotations, seats = seated.rotations, seated.seats
+        games = outcome.winner.shape[0]
         deals = games // rotations
+        agent_at = np.tile(seated.table, (deals, 1))  # game d * R + r has rotation r
         deal = np.repeat(np.arange(deals), rotations)
         hands_per_deal = rotations * seats  # [A] seat-hands of each agent in one deal
         pay = np.bincount(
@@ -347,40 +349,91 @@ def run_tournament(
     Raises:
         ValueError: for a bad lineup, agent spec, count or seed, naming it.
     """
+    check_request(deals, chunk, seed)
+    seats = seating(lineup, rules.players)
+    ready = dict(agents or {})
+    players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]
+
+    def outcomes() -> Iterator[Outcome]:
+        for batch in batches(deals, chunk):
+            on_step = None
+            if progress is not None:  # report the deals of this batch as its cards get played
+
+                def on_step(done: float, batch: Batch = batch) -> None:
+                    progress(batch.start + int(done * batch.count), deals)
+
+            yield play_deals(rules, players, seats, seed, batch, on_step)
+            if progress is not None:
+                progress(batch.start + batch.count, deals)
+
+    return summarise(lineup, rules, deals, seed, seats, outcomes())
+
+
+def check_request(deals: int, chunk: int, seed: int) -> None:
+    """Raise ``ValueError`` for a count, batch size or seed that cannot run."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1; got {deals}")
     if chunk < 1:
         raise ValueError(f"chunk must be at least 1; got {chunk}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed}")
-    seats = seating(lineup, rules.players)
-    ready = dict(agents or {})
-    players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]
-    tally = _Tally(len(players))
-    for index, start in enumerate(range(0, deals, chunk)):
-        count = min(chunk, deals - start)
-        decks, dealers = draw_deals(rules, seed, start, count)
-        rotations = seats.rotations
-        agent_at = np.tile(seats.table, (count, 1))  # game d * R + r has rotation r
-        rng = np.random.default_rng([seed, 1, index])
-        on_step = None
-        if progress is not None:  # report the deals of this batch as its cards get played
 
-            def on_step(done: float, start: int = start, count: int = count) -> None:
-                progress(start + int(done * count), deals)
 
-        outcome = play_batch(
-            rules,
-            players,
-            agent_at,
-            np.repeat(decks, rotations, axis=0),
-            np.repeat(dealers, rotations),
-            rng,
-            on_step,
-        )
-        tally.add(outcome, agent_at, seats.seats, rotations)
-        if progress is not None:
-            progress(start + count, deals)
+@dataclass(frozen=True)
+class Batch:
+    """Deals ``start .. start+count-1``, played with the agents' generator number ``index``."""
+
+    index: int
+    start: int
+    count: int
+
+
+def batches(deals: int, chunk: int) -> list[Batch]:
+    """The batches of a run of ``deals`` deals, ``chunk`` at a time."""
+    return [
+        Batch(index, start, min(chunk, deals - start))
+        for index, start in enumerate(range(0, deals, chunk))
+    ]
+
+
+def play_deals(
+    rules: Ruleset,
+    players: Sequence[Agent],
+    seats: Seating,
+    seed: int,
+    batch: Batch,
+    on_step: Callable[[float], None] | None = None,
+) -> Outcome:
+    """Play one batch of ``seed``'s deals in every rotation of ``seats``.
+
+    ``players`` are the agents of ``seats.agents``, in order. The outcome
+    depends on ``(seed, batch)`` alone, wherever and whenever it is played.
+    """
+    decks, dealers = draw_deals(rules, seed, batch.start, batch.count)
+    rotations = seats.rotations
+    return play_batch(
+        rules,
+        players,
+        np.tile(seats.table, (batch.count, 1)),  # game d * R + r has rotation r
+        np.repeat(decks, rotations, axis=0),
+        np.repeat(dealers, rotations),
+        np.random.default_rng([seed, 1, batch.index]),
+        on_step,
+    )
+
+
+def summarise(
+    lineup: Sequence[str],
+    rules: Ruleset,
+    deals: int,
+    seed: int,
+    seats: Seating,
+    outcomes: Iterable[Outcome],
+) -> TournamentResult:
+    """The figures of a run from the outcomes of its batches, in batch order."""
+    tally = _Tally(len(seats.agents))
+    for outcome in outcomes:
+        tally.add(outcome, seats)
     return _result(lineup, rules, deals, seed, seats, tally)
 
 

@@ -100,6 +100,32 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--ray [ADDRESS]``: do ``what`` on Ray; ``args.ray`` is None without the option,
+    ``""`` for a local Ray, else the address."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        type=ray_address,
+        metavar="ADDRESS",
+        help=f"{what} on Ray: join the cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT), "
+        'or start a local Ray when none is given (needs pip install -e ".[ray]")',
+    )
+
+
+def ray_address(text: str) -> str:
+    """An argparse type: an address Ray can join."""
+    from train.distributed import check_address
+
+    try:
+        return check_address(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(
+            f"{e} (an option after --ray is taken as its address)"
+        ) from None
+
+
 def _whole(text: str) -> int:
     try:
         return int(text)

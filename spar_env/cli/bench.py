@@ -8,6 +8,11 @@ the seats in order and repeats when shorter than the table.
     spar bench heuristic random random random --deals 20000 --seed 0
     spar bench heuristic random --players 4 --plot bench.png   # H R H R, head to head
     spar bench heuristic low low low --variant sipa --json
+    spar bench pimc heuristic heuristic heuristic --deals 20000 --chunk 500 --ray
+
+With --ray, each batch of --chunk deals is one Ray task (a local Ray, or the
+cluster at ADDRESS) and the figures are those of a local run with the same
+seed and chunk; a task whose worker dies is run again.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 import time
 from pathlib import Path
 
-from spar_env.cli.arguments import add_command, positive_int, seed
+from spar_env.cli.arguments import add_command, add_ray_option, positive_int, seed
 from spar_env.cli.output import atomic_output, check_output_path
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
 
@@ -30,6 +36,8 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from train.tournament import DEFAULT_CHUNK
+
     p = add_command(
         subparsers, "bench", "duplicate-deal tournament between agents", __doc__,
         epilog=_agents_epilog(),
@@ -44,6 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_rules_arguments(p)
     p.add_argument("--deals", type=positive_int, default=1000, help="deals to play")
     p.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents, 0 or more")
+    p.add_argument(
+        "--chunk",
+        type=positive_int,
+        default=DEFAULT_CHUNK,
+        metavar="DEALS",
+        help="deals played at once (the agents draw one generator per batch, so the figures "
+        "depend on the seed and the chunk; with --ray, one task per batch)",
+    )
+    add_ray_option(p, "play the batches as tasks")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--csv", type=Path, metavar="FILE", help="write one CSV row per agent")
     p.add_argument(
@@ -81,14 +98,16 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.csv, "--csv")
     if args.plot is not None:
         check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
+    play = run_tournament if args.ray is None else _on_ray(args)
     started = time.perf_counter()
     with _progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
-        result = run_tournament(
+        result = play(
             args.agents,
             rules,
             args.deals,
             args.seed,
+            chunk=args.chunk,
             progress=lambda done, total: bar.update(task, completed=done),
         )
     seconds = time.perf_counter() - started
@@ -102,6 +121,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_tables(result, seconds)
     return 0
+
+
+def _on_ray(args: argparse.Namespace):
+    """The tournament on Ray, after a note if the chunk leaves some of the cluster's CPUs idle."""
+    from train.distributed import cluster_cpus, connect
+    from train.distributed.bench import run_tournament_on_ray, spread
+
+    connect(args.ray)
+    cpus = cluster_cpus()
+    better = spread(args.deals, args.chunk, cpus)
+    if better is not None:
+        tasks = -(-args.deals // args.chunk)
+        print(
+            f"spar bench: note: {args.deals:,} deals make {tasks} task{'s' * (tasks > 1)} of "
+            f"--chunk {args.chunk} for {cpus} CPUs; --chunk {better} gives each CPU one "
+            "(the figures are then those of a local run with that chunk)",
+            file=sys.stderr,
+        )
+    return run_tournament_on_ray
 
 
 def _progress_bar(console):

@@ -5,6 +5,7 @@
     spar train configs/ppo_spar4.toml --set ppo.lr=3e-4 --set rollout.games=4096
     spar train --resume runs/mine               # go on from its latest checkpoint
     spar train configs/cfr_mini.toml            # solve mini exactly (DCFR)
+    spar train configs/ppo_spar4.toml --ray     # rollouts on Ray actors ([ray] in the config)
 
 A run is written to runs/NAME/: config.toml (the config in force), the
 TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
@@ -26,7 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from spar_env.cli.arguments import add_command, seed
+from spar_env.cli.arguments import add_command, add_ray_option, seed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
     )
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
+    add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
     parser.set_defaults(func=run)
 
 
@@ -61,6 +63,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
         config = resume_config(args.resume, args.set)
         config = config.replace(run=dataclasses.replace(config.run, name=args.resume.name))
+        if args.ray is not None and not config.ray.enabled:
+            raise ValueError(
+                f"--ray: {args.resume} collected its rollouts without Ray, and its checkpoints "
+                "hold those games; resume it without --ray"
+            )
+        if args.ray:  # a resumed run may find its cluster at another address
+            config = config.replace(ray=dataclasses.replace(config.ray, address=args.ray))
         runs_dir = args.resume.parent
     else:
         config = load_config(args.config or default_config_path(), args.set)
@@ -68,6 +77,16 @@ def run(args: argparse.Namespace) -> int:
         config = config.replace(
             run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
         )
+        if args.ray is not None:
+            if config.algorithm != "ppo":
+                raise ValueError(
+                    f"--ray: algorithm {config.algorithm!r} solves on one machine; "
+                    "--ray spreads PPO's rollouts"
+                )
+            address = args.ray or config.ray.address
+            config = config.replace(
+                ray=dataclasses.replace(config.ray, enabled=True, address=address)
+            )
         check(config)
         runs_dir = args.runs_dir
     console = Console(stderr=False)

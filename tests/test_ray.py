@@ -1,0 +1,268 @@
+"""Ray: the bench as tasks and PPO rollouts on actors, on a local Ray with two CPUs.
+
+One local Ray serves the module (it takes seconds to start, and its actors
+import torch); under pytest-xdist the module's tests stay on one worker
+(``xdist_group``, with ``--dist loadgroup`` in the project's pytest options)
+so that they share it. A test kills only processes of its own Ray.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+import torch
+
+from agents.ppo.checkpoint import load_checkpoint
+from spar_env.cli import main
+from spar_env.rules import make_rules
+from train.config import ConfigError, load_config
+from train.distributed import check_address, require_ray
+from train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
+from train.distributed.rollout import RayCollector
+from train.pool import OpponentPool
+from train.ppo import rules_of, to_batch, train
+from train.rollout import Collector, merge_rollouts
+from train.tournament import run_tournament
+
+pytestmark = pytest.mark.xdist_group("ray")
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "ppo_tiny.toml"
+# A tiny PPO run on two rollout actors: one warm-start batch, three updates, one evaluation.
+RAY_TINY = ["ray.enabled=true", "ray.workers=2", "run.updates=3", "eval.every=3",
+            "warmstart.updates=1"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, object_store_memory=200 * 2**20, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+def _kill_a_running(task_name: str) -> list[int]:
+    """SIGKILL one process of this test's Ray that is running a task named ``task_name``."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                title = f.read().split(b"\0")[0].strip()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        if title == f"ray::{task_name}".encode() and _descends_from_me(pid):
+            os.kill(pid, signal.SIGKILL)
+            return [pid]
+    return []
+
+
+def _descends_from_me(pid: int) -> bool:
+    me = os.getpid()
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rpartition(")")[2].split()[1])  # the parent's pid
+        except OSError:
+            return False
+        if pid == me:
+            return True
+    return False
+
+
+# ----- the bench ---------------------------------------------------------------------
+def test_the_bench_on_ray_gives_the_figures_of_a_local_run(local_ray) -> None:
+    rules = make_rules("spar", players=4)
+    lineup = ["heuristic", "random", "low"]
+    heard: list[int] = []
+    on_ray = run_tournament_on_ray(
+        lineup, rules, 1500, seed=3, chunk=200, progress=lambda done, _: heard.append(done)
+    )
+    local = run_tournament(lineup, rules, 1500, seed=3, chunk=200)
+    assert on_ray.to_dict() == local.to_dict()
+    assert np.array_equal(on_ray.payoff_by_deal, local.payoff_by_deal)
+    assert len(heard) == 8 and heard == sorted(heard) and heard[-1] == 1500  # one per task
+    # The chunk is part of what fixes the figures: the agents draw one generator per batch.
+    assert run_tournament(lineup, rules, 1500, seed=3, chunk=300).to_dict() != local.to_dict()
+
+
+def test_a_bench_task_whose_worker_is_killed_is_run_again(local_ray) -> None:
+    rules = make_rules("spar", players=4)
+    lineup = ["pimc:worlds=4", "heuristic"]  # tasks of a few tenths of a second
+    killed: list[int] = []
+
+    def kill_once(done: int, deals: int) -> None:
+        if not killed:
+            killed.extend(_kill_a_running(TASK_NAME))
+
+    on_ray = run_tournament_on_ray(lineup, rules, 80, seed=1, chunk=10, progress=kill_once)
+    assert killed, "no running task was found to kill"
+    assert on_ray.to_dict() == run_tournament(lineup, rules, 80, seed=1, chunk=10).to_dict()
+
+
+def test_spar_bench_ray_prints_what_a_local_bench_prints(local_ray, capsys) -> None:
+    args = ["bench", "heuristic", "random", "--deals", "600", "--seed", "2", "--json"]
+    assert main([*args, "--chunk", "100", "--ray"]) == 0
+    on_ray = json.loads(capsys.readouterr().out)
+    assert main([*args, "--chunk", "100"]) == 0
+    assert json.loads(capsys.readouterr().out) == on_ray
+    assert main([*args, "--ray"]) == 0  # one task of the default chunk for two CPUs
+    assert "--chunk 300 gives each CPU one" in capsys.readouterr().err
+
+
+def test_the_bench_refuses_what_cannot_run_before_any_task(local_ray, capsys) -> None:
+    rules = make_rules("spar", players=4)
+    with pytest.raises(ValueError, match="unknown agent"):
+        run_tournament_on_ray(["heuristic", "nosuch"], rules, 10)
+    assert main(["bench", "--ray", "heuristic", "random"]) == 2
+    assert "not a Ray address: 'heuristic'" in capsys.readouterr().err
+
+
+def test_spread_gives_every_cpu_a_task_only_when_some_would_idle() -> None:
+    assert spread(20000, 8192, 8) == 2500
+    assert spread(20000, 500, 8) is None
+    assert spread(3, 8192, 8) is None  # fewer deals than CPUs: no chunk helps
+
+
+# ----- rollouts on actors ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ray_run(local_ray, tmp_path_factory):
+    return train(load_config(TINY, RAY_TINY), tmp_path_factory.mktemp("ray"))
+
+
+def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    local = train(load_config(TINY, [*RAY_TINY, "ray.enabled=false"]), tmp_path)
+
+    def files(run_dir: Path) -> list[str]:
+        names = (p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*"))
+        return sorted("events" if "tfevents" in name else name for name in names)
+
+    def tags(run_dir: Path) -> set[str]:
+        events = EventAccumulator(str(run_dir))
+        events.Reload()
+        return set(events.Tags()["scalars"])
+
+    assert files(ray_run.run_dir) == files(local.run_dir)
+    assert "checkpoints/update_000003.pt" in files(ray_run.run_dir)
+    assert tags(ray_run.run_dir) == tags(local.run_dir)
+    assert ray_run.counters.update == 3 and set(ray_run.evaluations) == {"random", "heuristic"}
+    assert "enabled = true" in (ray_run.run_dir / "config.toml").read_text()
+    saved = load_checkpoint(ray_run.run_dir / "checkpoints" / "update_000003.pt")
+    assert len(saved["games"]["workers"]) == 2
+    rules = rules_of(load_config(TINY))
+    bench = run_tournament([f"ppo:{ray_run.run_dir}", "random"], rules, 20, seed=0)
+    assert bench.agents[0].hands == 40
+
+
+def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
+    ray_run, tmp_path: Path, monkeypatch, caplog
+) -> None:
+    """Killed while its share of update 2 is being played; stopped after it and resumed: the
+    run ends with the weights of the run that nothing happened to."""
+    collect, wait = RayCollector.collect, ray.wait
+    calls, collectors = [], []
+
+    def counted(self, *args, **kwargs):
+        calls.append(len(calls))
+        collectors.append(self)
+        return collect(self, *args, **kwargs)
+
+    def wait_then_kill(refs, **kwargs):  # the first wait of the warm start's batch + 2nd update
+        collector = collectors[-1]
+        if len(calls) == 3 and not collector.replaced and refs:
+            ray.kill(ray.get_actor(collector.actor_name(0)))
+        return wait(refs, **kwargs)
+
+    monkeypatch.setattr(RayCollector, "collect", counted)
+    monkeypatch.setattr(ray, "wait", wait_then_kill)
+    config = load_config(TINY, RAY_TINY)
+    stopped = train(config, tmp_path, stop_after=2)
+    monkeypatch.undo()
+    assert stopped.counters.update == 2 and collectors[-1].replaced == 1
+    assert "rollout worker 0" in caplog.text and "died" in caplog.text
+    resumed = train(config, tmp_path, resume=True)
+    assert resumed.counters.update == 3
+    assert resumed.counters.decisions == ray_run.counters.decisions
+    a = load_checkpoint(ray_run.run_dir / "checkpoints" / "update_000003.pt")
+    b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000003.pt")
+    for key, tensor in a["weights"].items():
+        assert torch.equal(tensor, b["weights"][key]), key
+    for saved_a, saved_b in zip(a["games"]["workers"], b["games"]["workers"], strict=True):
+        assert saved_a["rng"] == saved_b["rng"]
+
+
+def test_a_run_resumes_on_ray_only_where_its_games_were(tmp_path: Path, capsys) -> None:
+    local = train(load_config(TINY, ["run.updates=1", "warmstart.updates=0"]), tmp_path)
+    assert main(["train", "--resume", str(local.run_dir), "--ray"]) == 2
+    assert "collected its rollouts without Ray" in capsys.readouterr().err
+    assert main(["train", str(ROOT / "configs" / "cfr_micro.toml"), "--ray"]) == 2
+    assert "--ray spreads PPO's rollouts" in capsys.readouterr().err
+
+
+# ----- the parts, without a cluster ------------------------------------------------------
+def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
+    config = load_config(TINY)
+    rules = rules_of(config)
+    from train.ppo import build_model
+
+    model = build_model(config, rules)
+    pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
+    parts = [
+        Collector(rules, games, np.random.default_rng(games)).collect(
+            model, pool, 2, np.random.default_rng(games), 0.1
+        )
+        for games in (5, 8)
+    ]
+    joined = merge_rollouts(parts)
+    assert joined.decisions == sum(p.decisions for p in parts) and joined.hands == 26
+    whole = to_batch(joined, 1.0, 0.95, train_forced=True)
+    each = [to_batch(p, 1.0, 0.95, train_forced=True) for p in parts]
+    for field in ("advantages", "returns", "actions", "obs"):
+        expected = torch.cat([getattr(b, field) for b in each])
+        assert torch.equal(getattr(whole, field), expected), field
+    for entry, (total, hands) in joined.payoff_by_entry.items():
+        assert hands == sum(p.payoff_by_entry[entry][1] for p in parts)
+        assert total == pytest.approx(sum(p.payoff_by_entry[entry][0] for p in parts))
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ray.workers=0", "ray.workers: must be at least 1"),
+        ("ray.cpus_per_worker=0", "ray.cpus_per_worker: must be at least 1"),
+        ('ray.address="no such"', "ray.address: not a Ray address"),
+        ("ray.speed=2", "ray.speed: unknown key"),
+    ],
+)
+def test_bad_ray_keys_are_refused_naming_them(override: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(TINY, [override])
+
+
+def test_a_run_on_ray_needs_a_game_for_every_worker() -> None:
+    with pytest.raises(ConfigError, match=r"rollout.games: must be at least ray.workers \(4\)"):
+        load_config(TINY, ["ray.enabled=true", "ray.workers=4", "rollout.games=3"])
+    assert load_config(TINY, ["ray.workers=4", "rollout.games=3"]).ray.workers == 4  # unused
+
+
+def test_addresses_ray_takes_pass_and_others_do_not() -> None:
+    for address in ("", "auto", "local", "10.0.0.5:6379", "ray://head.example:10001"):
+        assert check_address(address) == address
+    for address in ("heuristic", "pimc:worlds=8", "host:port"):
+        with pytest.raises(ValueError, match="not a Ray address"):
+            check_address(address)
+
+
+def test_without_ray_the_error_says_how_to_install_it(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails
+    with pytest.raises(ValueError, match=r'pip install -e "\.\[ray\]"'):
+        require_ray()

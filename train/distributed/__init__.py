@@ -1,0 +1,64 @@
+"""Scale-out on Ray: the duplicate-deal bench as tasks, PPO rollouts on actors.
+
+Ray is an optional extra (``pip install -e ".[ray]"``); nothing outside this
+package imports it, and this package imports it only when it is used, so
+everything else works without it.
+
+- :mod:`train.distributed.bench`: ``spar bench ... --ray``. Each batch of
+  deals is one Ray task; the figures are those of a local run.
+- :mod:`train.distributed.rollout`: ``spar train CONFIG --ray`` (or
+  ``[ray] enabled = true``). Rollout workers are Ray actors; the learner is
+  the one of a local run.
+
+Every node of a cluster needs this package (the same code as the driver) and
+its dependencies installed; ``docs/scaling.md`` says how far this goes.
+"""
+
+from __future__ import annotations
+
+import re
+from types import ModuleType
+
+ADDRESS = re.compile(r"auto|local|(ray://)?[\w.\-]+:\d+")  # what ray.init(address=...) takes
+
+
+def require_ray() -> ModuleType:
+    """The ``ray`` module, or a ``ValueError`` that says how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            'Ray is not installed; install the extra with pip install -e ".[ray]"'
+        ) from None
+    return ray
+
+
+def check_address(address: str) -> str:
+    """``address`` if Ray can take it: ``""`` (start a local Ray), ``auto``, ``HOST:PORT``
+    or ``ray://HOST:PORT``; else a ``ValueError``."""
+    if address and not ADDRESS.fullmatch(address):
+        raise ValueError(
+            f"not a Ray address: {address!r}; give auto, HOST:PORT or ray://HOST:PORT, "
+            "or nothing for a local Ray"
+        )
+    return address
+
+
+def connect(address: str = "") -> ModuleType:
+    """Join the Ray cluster at ``address`` (``""``: start a local Ray), unless already joined.
+
+    Returns the ``ray`` module.
+    """
+    ray = require_ray()
+    if ray.is_initialized():
+        return ray
+    if check_address(address) in ("", "local"):
+        ray.init(include_dashboard=False)  # the dashboard needs ray[default]
+    else:
+        ray.init(address=address)
+    return ray
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the cluster joined."""
+    return int(require_ray().cluster_resources().get("CPU", 0))

@@ -1,0 +1,106 @@
+"""``spar bench ... --ray``: the duplicate-deal tournament with its batches as Ray tasks.
+
+A local run plays batch after batch of ``chunk`` deals
+(:func:`train.tournament.play_deals`); here every batch is one Ray task, run
+wherever the cluster has a free CPU, and the driver sums the outcomes in batch
+order (:func:`train.tournament.summarise`). A batch's outcome depends on the
+seed and the batch alone, so the figures are exactly those of a local run
+with the same seed and chunk, whatever the number of workers.
+
+**Faults.** A task whose worker dies (a killed process, a lost node) is run
+again by Ray, up to :data:`TASK_RETRIES` times; being a pure function of its
+batch, it gives the same outcome again, so the figures do not change. An
+error in the task itself (an agent that cannot be built there) is not retried:
+it is raised.
+
+**Balance.** ``deals / chunk`` tasks share the CPUs: with fewer tasks than
+CPUs some stay idle, and the last task decides the time. A smaller chunk
+spreads the work wider (:func:`spread`); it changes the figures as it would
+locally, since the agents draw one generator per batch.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+from agents import Agent, make_agent
+from spar_env.rules import Ruleset
+from train.distributed import connect
+from train.tournament import (
+    DEFAULT_CHUNK,
+    Batch,
+    Outcome,
+    Progress,
+    Seating,
+    TournamentResult,
+    batches,
+    check_request,
+    play_deals,
+    seating,
+    summarise,
+)
+
+TASK_RETRIES = 3  # reruns of a task whose worker died
+TASK_NAME = "spar-bench"  # as Ray shows the tasks (ray list tasks) and their processes
+
+
+def run_tournament_on_ray(
+    lineup: Sequence[str],
+    rules: Ruleset,
+    deals: int,
+    seed: int = 0,
+    *,
+    chunk: int = DEFAULT_CHUNK,
+    progress: Progress | None = None,
+    address: str = "",
+) -> TournamentResult:
+    """:func:`train.tournament.run_tournament` with one Ray task per batch (module docstring).
+
+    Joins the cluster at ``address`` (``""``: a local Ray) unless Ray is
+    already up. ``progress(done, deals)`` hears the deals of each task as it
+    finishes.
+
+    Raises:
+        ValueError: for a bad lineup, agent spec, count or seed, before any task starts.
+    """
+    check_request(deals, chunk, seed)
+    seats = seating(lineup, rules.players)
+    for spec in seats.agents:  # a bad spec fails here, once, rather than in every task
+        make_agent(spec, rules)
+    ray = connect(address)
+    task = ray.remote(max_retries=TASK_RETRIES)(_play).options(name=TASK_NAME)
+    pending = {task.remote(rules, seats, seed, batch): batch for batch in batches(deals, chunk)}
+    outcomes: dict[int, Outcome] = {}
+    done = 0
+    try:
+        while pending:
+            (ready,), _ = ray.wait(list(pending), num_returns=1)
+            batch = pending.pop(ready)
+            outcomes[batch.index] = ray.get(ready)
+            done += batch.count
+            if progress is not None:
+                progress(done, deals)
+    finally:  # an error or Ctrl-C: the other tasks are of no use
+        for ref in pending:
+            ray.cancel(ref)
+    return summarise(lineup, rules, deals, seed, seats, (outcomes[i] for i in sorted(outcomes)))
+
+
+def spread(deals: int, chunk: int, cpus: int) -> int | None:
+    """A chunk that gives each of ``cpus`` CPUs a task, if ``chunk`` leaves some idle; else None."""
+    if math.ceil(deals / chunk) >= cpus or deals < cpus:
+        return None
+    return math.ceil(deals / cpus)
+
+
+def _play(rules: Ruleset, seats: Seating, seed: int, batch: Batch) -> Outcome:
+    """One task: build the agents (once per worker process) and play the batch."""
+    return play_deals(rules, _agents(rules, seats.agents), seats, seed, batch)
+
+
+@functools.lru_cache(maxsize=4)
+def _agents(rules: Ruleset, specs: tuple[str, ...]) -> list[Agent]:
+    """The agents of ``specs``, kept for the worker's next tasks, as a local run keeps them."""
+    return [make_agent(spec, rules) for spec in specs]
