@@ -77,3 +77,21 @@ def test_hand_rates_refuse_one_card_hands_and_single_deals() -> None:
         hand_rates(make_rules("spar"), 1)
     table = rate_table([make_rules("spar", players=2)], deals=50)
     assert list(table) == ["spar, 2 players"]
+
+
+def test_the_command_prints_the_grids_and_writes_the_figures(tmp_path, capsys) -> None:
+    import json
+
+    from train.study import main
+
+    out = tmp_path / "study.json"
+    main(["--deals", "30", "--ruleset", "spar:2", "--ruleset", "agram:3", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "keep a 6 (dump_low 6)" in printed and "trick H-1 winner takes the hand" in printed
+    data = json.loads(out.read_text())
+    assert len(data["tips"]) == 2 * len(TIPS)
+    agram = [t for t in data["tips"] if t["ruleset"] == "agram, 3 players"]
+    assert {t["tip"] for t in agram if t["value"] is None} >= {"keep a 6", "strip the suit"}
+    assert data["hand_rates"]["agram, 3 players"]["won_with_scoring_card"] is None
+    with pytest.raises(SystemExit, match="VARIANT:PLAYERS"):
+        main(["--ruleset", "spar"])

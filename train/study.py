@@ -21,6 +21,7 @@ sources' words. :func:`tip_table` and :func:`rate_table` sweep rulesets
 ``notebooks/strategy_study.ipynb``; the full-size figures come from::
 
     python -m train.study --deals 20000 --json study.json
+    python -m train.study --deals 20000 --ruleset spar:4 --base onnx:checkpoints/spar4.onnx
 """
 
 from __future__ import annotations
@@ -280,8 +281,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--base", default="heuristic", help="the agent the tips are measured on")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument(
+        "--ruleset",
+        action="append",
+        metavar="VARIANT:PLAYERS",
+        help="measure only these rulesets (repeatable), e.g. spar:4 for the shipped bot's game",
+    )
     args = parser.parse_args(argv)
-    sweeps = {"player counts": player_sweep(), "variants": variant_sweep()}
+    if args.ruleset:
+        sweeps = {"rulesets": [_ruleset(text) for text in args.ruleset]}
+    else:
+        sweeps = {"player counts": player_sweep(), "variants": variant_sweep()}
     console = Console(width=170)
     tips: list[TipRow] = []
     rates: dict[str, HandRates] = {}
@@ -306,6 +316,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.json is not None:
         with atomic_output(args.json) as f:
             json.dump(to_dict(tips, rates), f, indent=1)
+
+
+def _ruleset(text: str) -> Ruleset:
+    """``"spar:4"`` -> 4-player spar."""
+    variant, _, players = text.partition(":")
+    if not players.isdigit():
+        raise SystemExit(f"--ruleset {text!r}: write VARIANT:PLAYERS, e.g. spar:4")
+    return make_rules(variant, players=int(players))
 
 
 if __name__ == "__main__":
