@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.cfr.build import build_tree
-from agents.cfr.choices import before_last_table, keep_table, lead_table, walk
+from agents.cfr.choices import before_last_table, keep_table, lead_table, walk, walk_policy
 from agents.cfr.evaluation import expected_value
 from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import make_solver
@@ -58,6 +58,16 @@ def test_the_uniform_profile_gives_even_choices_in_every_table(micro) -> None:
     assert seat0 and all(r.shares[0] == pytest.approx(0.5) for r in seat0)
     # Seat 0 is dealt exactly one of the two 6s in 2 * 4 of the 15 hands of two cards.
     assert sum(r.per_hand for r in seat0) == pytest.approx(float(Fraction(8, 15)))
+
+
+def test_a_saved_policy_walks_as_its_profile(micro, solved, tmp_path) -> None:
+    from agents.cfr.policy import CFRPolicy, load_policy
+
+    path = CFRPolicy.from_profile(micro, solved).save(tmp_path / "policy.npz")
+    again = walk_policy(load_policy(path))
+    direct = walk(micro, solved)
+    assert np.allclose(again.ends.reach, direct.ends.reach)
+    assert lead_table(again) == lead_table(direct)
 
 
 def test_tables_read_a_solved_profile_and_render_with_rich(micro, solved) -> None:

@@ -1,6 +1,6 @@
 """What a solved profile of a small variant does in key spots, as readable tables.
 
-:func:`walk` replays the whole tree of a solved ruleset (``mini``,
+:func:`walk` (or :func:`walk_policy`, from a saved policy) replays the whole tree of a solved ruleset (``mini``,
 ``micro``) through the core, level by level, and keeps every decision with a
 choice and every end of a hand, each with its *reach*: its probability under
 the profile (the deal's chance times both seats' probabilities on the way).
@@ -32,10 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.cfr.build import enumerate_deals
-from agents.cfr.seqform import SequenceForm
+from agents.cfr.build import build_tree, enumerate_deals
+from agents.cfr.policy import CFRPolicy
+from agents.cfr.seqform import SequenceForm, sequence_form
 from agents.cfr.tree import TERMINAL
-from spar_env.core import reset, step, tables_for
+from spar_env.core import reset, step, tables_for, unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 
@@ -175,6 +176,18 @@ def walk(sf: SequenceForm, profile: Profile) -> Walk:
         last[np.arange(children.shape[0]), mover] = acts
         nodes = children
     return Walk(rules, Spots(**_joined(spots)), Ends(**_joined(ends)))
+
+
+def walk_policy(policy: CFRPolicy, sf: SequenceForm | None = None) -> Walk:
+    """:func:`walk` of a solved policy (for example ``SolveResult.policy``, or a loaded
+    ``policy.npz``); builds its ruleset's tree unless ``sf`` is given."""
+    if sf is None:
+        sf = sequence_form(build_tree(policy.rules))
+    tree = sf.tree
+    rows = policy.lookup(tree.infoset_keys)
+    legal = unpack(tree.infoset_legal, tree.num_actions).astype(np.float64)
+    table = np.where(rows[:, None] >= 0, policy.probs[np.maximum(rows, 0)], legal)
+    return walk(sf, sf.from_tree_policy(table))
 
 
 def _joined(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
