@@ -45,12 +45,17 @@ def _ppo(rules: Ruleset, path: str | None = None, greedy: bool = True):
 
 
 @register("cfr")
-def _cfr(rules: Ruleset, path: str | None = None):
-    from agents.cfr.policy import CFRAgent
+def _cfr(rules: Ruleset, path: str | None = None, greedy: bool = False, average: bool = False):
+    from agents.cfr import policy, sampled_policy
 
     if path is None:
         raise ValueError("cfr needs a policy file: cfr:runs/<name>/policy.npz")
-    return CFRAgent.from_path(path, rules)
+    if sampled_policy.read_meta(path).get("format") == sampled_policy.FORMAT:
+        tables = sampled_policy.load_sampled(path, rules)
+        return sampled_policy.SampledCFRAgent(tables, greedy, average)
+    if greedy or average:
+        raise ValueError("cfr: greedy and average are for sampled-CFR tables, not exact policies")
+    return policy.CFRAgent.from_path(path, rules)
 
 
 @register("onnx")

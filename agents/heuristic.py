@@ -100,14 +100,17 @@ class HeuristicAgent:
         score = value + SHED_HIGH * self.strength[cards]  # -inf stays -inf
         return cards[np.arange(cards.shape[0]), score.argmax(axis=1)]
 
-    def plan_values(self, situation: Situation) -> tuple[np.ndarray, np.ndarray]:
+    def plan_values(
+        self, situation: Situation, k: Knowledge | None = None, trick: TrickView | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each hand's cards (``int64 [G, K]``, id order) and, for the legal ones, the value of
         the best plan left after playing it (``float64 [G, K]``, ``-inf`` where not legal).
 
-        Other agents use it as features (:mod:`agents.cfr.abstraction`).
+        Other agents use it as features (:mod:`agents.cfr.abstraction`); they may pass the
+        situation's :func:`knowledge` and :func:`trick_view` when they have them already.
         """
-        k = knowledge(situation)
-        trick = trick_view(situation)
+        k = knowledge(situation) if k is None else k
+        trick = trick_view(situation) if trick is None else trick
         cards, valid = _slots(k.hand, self.rules.num_card_ids)  # [G, K]
         legal = valid & ((situation.legal[:, None] >> cards.astype(np.uint64)) & np.uint64(1) == 1)
         odds = self._odds(k, trick, cards)

@@ -3,12 +3,14 @@
 A config is a TOML file (see ``configs/``) with the top-level key
 ``algorithm`` and one table per section below; every key has a default, so a
 file names only what it changes. ``algorithm = "ppo"`` (the default) trains
-by self-play and reads every section but ``[solver]``; ``"cfr"`` solves a
-small two-player variant exactly with a CFR-family solver and ``"lp"`` with
-the sequence-form linear program, and both read ``[run]``, ``[game]`` and
-(``cfr``) ``[solver]`` only. ``--set section.key=value`` overrides a key
-after the file is read; the value is read as TOML (``3e-4``, ``true``,
-``[128, 128]``, ``"heuristic"``), and a bare word is taken as a string.
+by self-play and reads every section but ``[solver]`` and ``[mccfr]``;
+``"cfr"`` solves a small two-player variant exactly with a CFR-family solver
+and ``"lp"`` with the sequence-form linear program, and both read ``[run]``,
+``[game]`` and (``cfr``) ``[solver]`` only; ``"mccfr"`` trains a sampled-CFR
+agent on a game of any size and reads ``[run]``, ``[game]`` and ``[mccfr]``.
+``--set section.key=value`` overrides a key after the file is read; the value
+is read as TOML (``3e-4``, ``true``, ``[128, 128]``, ``"heuristic"``), and a
+bare word is taken as a string.
 
 An unknown section or key, a value of the wrong type, or an impossible value
 is a :class:`ConfigError` that names the key, before anything runs. The config
@@ -26,13 +28,14 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 import tomli_w
 
-ALGORITHMS = ("ppo", "cfr", "lp")
+ALGORITHMS = ("ppo", "cfr", "lp", "mccfr")
 SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
 # The sections each algorithm reads; any other is an error.
 SECTIONS_OF = {
     "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart", "ray"),
     "cfr": ("run", "game", "solver"),
     "lp": ("run", "game"),
+    "mccfr": ("run", "game", "mccfr"),
 }
 
 
@@ -127,6 +130,18 @@ class RaySection:
 
 
 @dataclass(frozen=True)
+class MCCFRSection:
+    deals: int = 1024  # hands walked per batch
+    batches: int = 100_000  # the most batches (run.max_minutes usually stops the run first)
+    model: str = "heuristic"  # an agent spec the others may play instead ("": plain MCCFR)
+    model_share: float = 0.5  # share of the hands where they do (a restricted Nash response)
+    eval_every: int = 100  # batches between evaluations and saves (and one at the end)
+    eval_deals: int = 2000  # duplicate deals against each opponent
+    eval_seed: int = 12345  # the same deals at every evaluation
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+
+
+@dataclass(frozen=True)
 class SolverSection:
     algorithm: str = "dcfr"  # cfr | cfr+ | dcfr | pcfr+
     iterations: int = 2000
@@ -148,6 +163,7 @@ class Config:
     warmstart: WarmStartSection = field(default_factory=WarmStartSection)
     ray: RaySection = field(default_factory=RaySection)
     solver: SolverSection = field(default_factory=SolverSection)
+    mccfr: MCCFRSection = field(default_factory=MCCFRSection)
 
     def to_dict(self) -> dict[str, Any]:
         """The algorithm and the sections it reads, as plain data."""
@@ -317,6 +333,9 @@ def check(c: Config) -> None:
         raise ConfigError(f"game.options: {e}") from None
     except ValueError as e:
         raise ConfigError(f"game: {e}") from None
+    if c.algorithm == "mccfr":
+        _check_mccfr(c)
+        return
     if c.algorithm != "ppo":
         _check_solver(c)
         return
@@ -400,6 +419,39 @@ def _check_ray(c: Config) -> None:
             "rollout.games",
             f"at least ray.workers ({r.workers}), a game for each worker",
             c.rollout.games,
+        )
+
+
+def _check_mccfr(c: Config) -> None:
+    from agents.cfr.abstraction import card_abstraction
+    from agents.registry import AGENTS, parse_spec
+    from spar_env.rules import make_rules
+
+    try:
+        card_abstraction(make_rules(c.game.variant, players=c.game.players, **c.game.options))
+    except ValueError as e:
+        raise ConfigError(f"game.options: {e}") from None
+    m = c.mccfr
+    for name in ("deals", "batches", "eval_every"):
+        _require(getattr(m, name) >= 1, f"mccfr.{name}", "at least 1", getattr(m, name))
+    _require(0 <= m.model_share < 1, "mccfr.model_share", "in [0, 1)", m.model_share)
+    if m.model:
+        _require(
+            parse_spec(m.model)[0] in AGENTS,
+            "mccfr.model",
+            f"an agent spec ({', '.join(sorted(AGENTS))}) or empty",
+            m.model,
+        )
+    else:
+        _require(m.model_share == 0, "mccfr.model_share", "0 without a model", m.model_share)
+    _require(m.eval_deals >= 2, "mccfr.eval_deals", "at least 2 (for an interval)", m.eval_deals)
+    _require(m.eval_seed >= 0, "mccfr.eval_seed", "a non-negative integer", m.eval_seed)
+    for i, spec in enumerate(m.eval_opponents):
+        _require(
+            parse_spec(spec)[0] in AGENTS,
+            f"mccfr.eval_opponents[{i}]",
+            f"an agent spec ({', '.join(sorted(AGENTS))})",
+            spec,
         )
 
 

@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         check(config)
         runs_dir = args.runs_dir
     console = Console(stderr=False)
+    if config.algorithm == "mccfr":
+        return _sampled(console, config, runs_dir, resume=args.resume is not None)
     if config.algorithm != "ppo":
         return _solve(console, config, runs_dir)
     with _Bar(console, config.run.updates) as bar:
@@ -206,6 +208,48 @@ def _solve(console: Console, config: Any, runs_dir: Path) -> int:
         f"policy:  {result.policy_path}\n"
         f"bench:   spar bench cfr:{result.policy_path} random --variant {config.game.variant} "
         f"--players 2"
+    )
+    return 0
+
+
+def _sampled(console: Console, config: Any, runs_dir: Path, resume: bool) -> int:
+    """A sampled-CFR run (``algorithm = "mccfr"``): progress, then how the agent fares."""
+    from train.mccfr import run_mccfr
+
+    progress = _progress(console)
+    task = progress.add_task("mccfr", total=config.mccfr.batches, figures="")
+
+    def on_eval(f: dict[str, Any]) -> None:
+        evals = "  ".join(f"vs {k} {v['mean_payoff']:+.3f}" for k, v in f["eval"].items())
+        text = f"{f['deals']:,} hands  {f['deals_per_second']:,.0f} hands/s  {evals}"
+        progress.update(task, completed=f["batches"], figures=text)
+        if not console.is_terminal:
+            print(f"batch {f['batches']}: {text}", flush=True)
+
+    with progress:
+        try:
+            result = run_mccfr(config, runs_dir, resume=resume, progress=on_eval)
+        except KeyboardInterrupt:
+            progress.stop()
+            where = runs_dir / config.run.name
+            print(f"spar train: stopped; resume with spar train --resume {where}", file=sys.stderr)
+            return 130
+    table = Table(title=f"{config.run.name}: after {result.deals_walked:,} hands")
+    for column in ("opponent", "mean payoff"):
+        table.add_column(column, justify="right")
+    for spec, f in result.evaluations.items():
+        table.add_row(
+            f"{spec} × {config.game.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}"
+        )
+    console.print(table)
+    others = " ".join(["heuristic"] * (config.game.players - 1))
+    console.print(
+        f"{result.batches:,} batches in {result.seconds / 60:.1f} min "
+        f"({result.solve_seconds / 60:.1f} min solving)\n"
+        f"policy:  {result.policy_path}\n"
+        f"curves:  tensorboard --logdir {result.run_dir.parent}\n"
+        f"bench:   spar bench cfr:{result.policy_path} {others} --variant {config.game.variant} "
+        f"--players {config.game.players} --deals 20000"
     )
     return 0
 

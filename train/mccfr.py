@@ -1,0 +1,149 @@
+"""Train a sampled-CFR agent on a full-size game: the run around :class:`ExternalSampling`.
+
+    result = run_mccfr(load_config("configs/mccfr_spar2.toml"), "runs")
+
+The solver walks batches of hands (:mod:`agents.cfr.mccfr`) until
+``[mccfr].batches`` or ``run.max_minutes`` of wall clock. Every
+``eval_every`` batches its average strategy plays duplicate deals against
+fixed opponents (:func:`train.evaluate.evaluate`, the same deals each time),
+and the tables are saved atomically to ``runs/<name>/policy.npz``: an agent
+(``cfr:runs/<name>/policy.npz``) and the state to resume from
+(``spar train --resume runs/<name>``), random generator included, so a
+resumed run walks the same hands as an unbroken one. TensorBoard tags:
+
+===============================  ==============================================
+tag                              meaning
+===============================  ==============================================
+``cfr/iterations_per_second``    hands walked per second over the last stretch
+``cfr/nodes_per_second``         decisions visited per second
+``cfr/rows_visited``             rows of the abstraction the average has reached
+``eval/<opponent>/mean_payoff``  the average strategy's payoff per hand
+``eval/<opponent>/ci95``         half-width of its 95% interval
+===============================  ==============================================
+
+The horizontal axis is the number of hands walked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.cfr.mccfr import ExternalSampling
+from agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
+from agents.registry import make_agent
+from spar_env.atomic import atomic_output
+from spar_env.rules import Ruleset, make_rules
+from train.evaluate import evaluate
+
+POLICY_FILE = "policy.npz"
+
+
+@dataclass
+class MCCFRResult:
+    rules: Ruleset
+    run_dir: Path
+    policy_path: Path
+    batches: int
+    deals_walked: int
+    seconds: float  # wall clock of this session of the run (evaluations included)
+    solve_seconds: float  # of which the solver
+    evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # the last ones
+
+
+def run_mccfr(
+    config: Any,
+    runs_dir: str | Path = "runs",
+    *,
+    resume: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> MCCFRResult:
+    """The ``spar train`` run of an ``algorithm = "mccfr"`` config (module docstring).
+
+    Raises:
+        ConfigError: a new run whose folder exists already, or a resumed one without tables.
+    """
+    from torch.utils.tensorboard import SummaryWriter  # torch only for the log
+
+    from spar_env import __version__
+    from train.config import ConfigError, dump_config
+
+    g, m = config.game, config.mccfr
+    rules = make_rules(g.variant, players=g.players, **g.options)
+    run_dir = Path(runs_dir) / config.run.name
+    policy_path = run_dir / POLICY_FILE
+    model = make_agent(m.model, rules) if m.model else None
+    solver = ExternalSampling(
+        rules, seed=config.run.seed, deals=m.deals, model=model, model_share=m.model_share
+    )
+    if resume:
+        if not policy_path.is_file():
+            raise ConfigError(f"--resume {run_dir}: no {POLICY_FILE} there to go on from")
+        load_sampled(policy_path, rules).restore(solver)
+    else:
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with atomic_output(run_dir / "config.toml") as f:
+            f.write(dump_config(config, __version__))
+
+    def save() -> None:
+        SampledPolicy.of(solver, seed=config.run.seed).save(policy_path)
+
+    writer = SummaryWriter(str(run_dir))
+    start = time.perf_counter()
+    limit = config.run.max_minutes * 60 or float("inf")
+    solve_s, evaluations = 0.0, {}
+    mark = (time.perf_counter(), solver.deals_walked, solver.nodes)
+    try:
+        while solver.batches < m.batches and time.perf_counter() - start < limit:
+            t = time.perf_counter()
+            solver.step(1)
+            solve_s += time.perf_counter() - t
+            last = solver.batches >= m.batches or time.perf_counter() - start >= limit
+            if solver.batches % m.eval_every and not last:
+                continue
+            now, deals, nodes = time.perf_counter(), solver.deals_walked, solver.nodes
+            step = solver.deals_walked
+            writer.add_scalar(
+                "cfr/iterations_per_second", (deals - mark[1]) / (now - mark[0]), step
+            )
+            writer.add_scalar("cfr/nodes_per_second", (nodes - mark[2]) / (now - mark[0]), step)
+            writer.add_scalar("cfr/rows_visited", int((solver.strategy > 0).sum()), step)
+            agent = SampledCFRAgent(SampledPolicy.of(solver))
+            found = evaluate(agent, rules, m.eval_opponents, m.eval_deals, m.eval_seed)
+            evaluations = {
+                spec: {"mean_payoff": r.mean_payoff, "ci95": r.ci95} for spec, r in found.items()
+            }
+            for spec, f in evaluations.items():
+                writer.add_scalar(f"eval/{spec}/mean_payoff", f["mean_payoff"], step)
+                writer.add_scalar(f"eval/{spec}/ci95", f["ci95"], step)
+            writer.flush()
+            save()
+            if progress is not None:
+                progress(
+                    {
+                        "batches": solver.batches,
+                        "of": m.batches,
+                        "deals": solver.deals_walked,
+                        "deals_per_second": (deals - mark[1]) / (now - mark[0]),
+                        "eval": evaluations,
+                    }
+                )
+            mark = (time.perf_counter(), solver.deals_walked, solver.nodes)
+    finally:
+        save()  # an interrupted run keeps every batch it finished
+        writer.close()
+    return MCCFRResult(
+        rules=rules,
+        run_dir=run_dir,
+        policy_path=policy_path,
+        batches=solver.batches,
+        deals_walked=solver.deals_walked,
+        seconds=time.perf_counter() - start,
+        solve_seconds=solve_s,
+        evaluations=evaluations,
+    )
