@@ -116,6 +116,21 @@ def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> 
     )
 
 
+def ppo_settings(config: Config) -> PPOSettings:
+    """The update's settings from ``[ppo]``."""
+    p = config.ppo
+    return PPOSettings(
+        epochs=p.epochs,
+        minibatch_size=p.minibatch_size,
+        clip=p.clip,
+        value_clip=p.value_clip or None,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl or None,
+    )
+
+
 def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``)."""
     if config.ray.enabled:
@@ -181,16 +196,7 @@ def train(
     if not resume:
         writer.add_text("hyperparameters", _hparam_table(config))
     scale = reward_scale(config, rules)
-    settings = PPOSettings(
-        epochs=config.ppo.epochs,
-        minibatch_size=config.ppo.minibatch_size,
-        clip=config.ppo.clip,
-        value_clip=config.ppo.value_clip or None,
-        ent_coef=config.ppo.ent_coef,
-        vf_coef=config.ppo.vf_coef,
-        max_grad_norm=config.ppo.max_grad_norm,
-        target_kl=config.ppo.target_kl or None,
-    )
+    settings = ppo_settings(config)
     result = RunResult(run_dir, counters)
     begin = time.perf_counter()
     seconds_before = counters.seconds
