@@ -10,23 +10,24 @@ there is worth against breaking the tip (:mod:`train.study` measures it).
 
 The *scoring cards* are the cards of the variant's scoring ranks (6 and 7
 in Spar, 7 in Sipa and Jeu de Carte, 3 in Fapfap); ``rank=`` narrows them to
-one rank. The *keeper* is the hand's scoring card worth most points (the
-first by card id among equals). Trick ``H-1`` is the trick before the last.
+one rank. The *keeper* is the hand's scoring card worth most points (then
+the lowest, then the first by card id). Where a deviation has several cards
+to choose from it prefers cards that are not scoring cards, then the
+highest. Trick ``H-1`` is the trick before the last.
 
 ===============  ================================================================  ======================
 deviation        what the agent does instead of its base agent                     tip it tests
 ===============  ================================================================  ======================
-``dump_low``     plays a legal scoring card as soon as it has one, while it        keep a small card
-                 holds two cards or more
+``dump_low``     plays a legal scoring card (the keeper first) as soon as it has   keep a small card
+                 one, while it holds two cards or more
 ``keep_low``     never plays a scoring card before the last trick while another    don't risk all for
-                 legal card is there (its highest)                                 the 6
+                 legal card is there                                               the 6
 ``duck``         at trick H-1, following, when the base agent would take the       win the trick before
-                 lead, plays a card that does not (the highest, not a scoring      the last
-                 card if it can)
+                 lead, plays a card that does not                                  the last
 ``strip``        leading a trick before H-1, leads a card of the keeper's suit     strip the suits
-                 (not the keeper; the highest) when the base agent leads another
+                 (not the keeper) when the base agent leads another
 ``no_strip``     leading a trick before H-1, never leads the keeper's suit while   strip the suits
-                 it holds another (the highest card of the others)
+                 it holds another
 ``high_first``   leading a trick before H-1, leads its highest card that is not    high cards first
                  a scoring card
 ``low_first``    leading a trick before H-1, leads its lowest card that is not a   high cards first
