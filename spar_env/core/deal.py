@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from spar_env.core import exchange
-from spar_env.core.reveal import reveal_if_due
-from spar_env.core.state import EXCHANGE, PLAY, State
-from spar_env.core.tables import NO_CARD, Tables, nth_after, seats_in, tables_for
+from spar_env.core.kernel import deal_games
+from spar_env.core.state import PLAY, State
+from spar_env.core.tables import NO_CARD, Tables, tables_for
 from spar_env.rules import Ruleset
 
 _ID_BITS = np.uint32(6)
@@ -125,15 +124,9 @@ def start_sessions(
             if fixed is not None
             else rng.integers(0, t.num_players, count)
         )
-    state.scores[games] = 0
-    state.stones[games] = 0
-    state.pool[games] = t.rules.end_value if t.rules.end_kind == "stones" else 0
-    state.hands_played[games] = 0
-    state.session_over[games] = False
-    state.session_winner[games] = -1
     if decks is None:
         decks = shuffle_decks(t, count, rng)
-    deal(state, games, np.asarray(decks, dtype=np.int8), np.asarray(dealers), t.all_active)
+    deal(state, games, decks, dealers, t.all_active, new_session=True)
 
 
 def next_hand(state: State, games: slice | np.ndarray, rng: np.random.Generator) -> None:
@@ -163,72 +156,29 @@ def deal(
     decks: np.ndarray,
     dealers: np.ndarray,
     active: int | np.ndarray,
+    *,
+    new_session: bool = False,
 ) -> None:
-    """Deal ``decks`` to the ``active`` seats of ``games`` and set up trick 1 (in place)."""
+    """Deal ``decks`` to the ``active`` seats of ``games`` and set up trick 1 (in place).
+
+    With ``new_session`` the session's scores, stones and hand count start afresh too.
+    """
     t = state.tables
-    n, h = t.num_players, t.hand_size
-    count = decks.shape[0]
+    n = t.num_players
+    rows = np.arange(state.batch_size, dtype=np.int64)[games]
+    count = rows.shape[0]
+    decks = np.ascontiguousarray(decks, dtype=np.int8)
     if decks.shape != (count, t.deck.shape[0]):
         raise ValueError(f"decks must have shape [games, {t.deck.shape[0]}]; got {decks.shape}")
-    if ((dealers < 0) | (dealers >= n)).any():
-        raise ValueError(f"dealers must be seats 0..{n - 1}")
-    active = np.broadcast_to(np.asarray(active, dtype=np.int64), (count,))
-    n_in = seats_in(active)
-    stock_top = n_in * h
-    if not t.sit_out:  # every seat is dealt in: rotate the k-th hand to its seat
-        hands = np.take_along_axis(_hands_by_turn(t, decks, n), t.turn_of_seat[dealers], axis=1)
-    else:
-        hands = np.zeros((count, n), dtype=np.uint64)
-        for m in np.unique(n_in):
-            sel = n_in == m
-            seats = np.stack([nth_after(t, active[sel], dealers[sel], k) for k in range(m)], 1)
-            hands[np.flatnonzero(sel)[:, None], seats] = _hands_by_turn(t, decks[sel], int(m))
-
-    state.deck[games] = decks
-    state.dealer[games] = dealers
-    state.active[games] = active
-    state.stock_top[games] = stock_top
-    state.hands[games] = hands
-    state.dealt[games] = hands
-    for name in ("played_down", "discarded"):
-        getattr(state, name)[games] = 0
-    state.down_count[games] = 0
-    state.exchanged[games] = False
-    state.exchange_turn[games] = 0
-    state.revealed[games] = NO_CARD
-    state.trick[games] = 0
-    state.pos[games] = 0
-    leaders = nth_after(t, active, dealers, 0)
-    state.leader[games] = leaders
-    state.led_suit[games] = -1
-    state.best[games] = 0
-    state.trick_start_down[games] = 0
-    state.trick_winner[games] = -1
-    state.trick_card[games] = NO_CARD
-    state.winner[games] = -1
-    state.points[games] = 0
-    state.terminated[games] = False
-    state.rewards[games] = 0
-    state.current_player[games] = leaders
-    # Trick 1 starts from these hands (an exchange replaces a seat's own).
-    state.held[games] = hands
-    state.trick_start[games] = hands
-    if t.rules.weak_hand_exchange:
-        state.phase[games] = EXCHANGE
-        exchange.advance(state, np.arange(state.batch_size)[games])
-    else:
-        state.phase[games] = PLAY
-        state.legal[games] = hands[np.arange(count), leaders]
-        reveal_if_due(state, games)
-
-
-def _hands_by_turn(t: Tables, decks: np.ndarray, m: int) -> np.ndarray:
-    """uint64 [G, m] the hand of the k-th seat after the dealer, for m seats dealt in."""
-    positions = t.deal_positions[m]  # [m, H]
-    bits = t.card_bit[decks[:, positions[:, 0]]]
-    for j in range(1, t.hand_size):  # OR over the hand; faster than a reduce on a short axis
-        bits |= t.card_bit[decks[:, positions[:, j]]]
-    return bits
+    dealers = np.ascontiguousarray(dealers, dtype=np.int64).reshape(count)
+    if isinstance(active, int | np.integer):
+        active = np.full(count, active, dtype=np.int64)
+    active = np.ascontiguousarray(active, dtype=np.int64).reshape(count)
+    bad = deal_games(t.lookup, state.compiled, rows, decks, dealers, active, new_session)
+    if bad >= 0 and not 0 <= dealers[bad] < n:
+        raise ValueError(f"dealers must be seats 0..{n - 1}; got {dealers[bad]}")
+    if bad >= 0:
+        raise ValueError(f"deck {bad} holds a card id outside 0..{t.num_cards - 1}")
 
 
 def deck_for_hands(

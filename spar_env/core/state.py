@@ -4,18 +4,22 @@ Public fields (the same in every game, as in Pgx): ``current_player``,
 ``legal``, ``rewards``, ``terminated``. Bit sets are ``uint64`` with bit ``c``
 for card id ``c`` (and, in the exchange phase, bits ``KEEP``/``EXCHANGE`` for
 those actions). Seats are absolute (0..N-1); the observation layer makes them
-relative to the observer.
+relative to the observer. Compiled kernels read the same arrays through
+:attr:`State.compiled`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
+from numba import njit
+from numba.experimental import structref
 
 from spar_env.core.bits import lowest_bit_index
-from spar_env.core.tables import KEY_SEATS, NO_CARD, Tables
+from spar_env.core.tables import KEY_SEATS, NO_CARD, ArraysOf, Tables
 
 # Phases of a hand.
 EXCHANGE = 0  # weak-hand exchange decisions before trick 1
@@ -123,7 +127,54 @@ class State:
         }
         return State(tables=self.tables, **kw)
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The state's arrays in field order."""
+        return _get_arrays(self)
+
+    @property
+    def compiled(self) -> Arrays:
+        """The same arrays (not copies) as one object for the compiled kernels.
+
+        Built once per state; replacing a field (``state.hands = ...``) builds it afresh.
+        """
+        view = self.__dict__.get("_compiled")
+        if view is None:
+            view = self.__dict__["_compiled"] = _pack(*self.arrays())
+        return view
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        self.__dict__.pop("_compiled", None)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k != "_compiled"}
+
     def legal_mask(self) -> np.ndarray:
         """The legal actions as ``bool [B, num_actions]``."""
         shifts = np.arange(self.tables.rules.num_actions, dtype=np.uint64)
         return ((self.legal[:, None] >> shifts) & np.uint64(1)).astype(bool)
+
+
+FIELDS = tuple(f.name for f in fields(State) if f.name != "tables")
+_get_arrays = attrgetter(*FIELDS)
+
+
+@structref.register
+class ArraysType(ArraysOf):
+    pass
+
+
+class Arrays(structref.StructRefProxy):
+    """A state's arrays by field name, for compiled kernels: ``state.compiled``.
+
+    Passed to a kernel as one pointer, so calls stay cheap (a batch of one
+    game is stepped thousands of times a second) and so does compiling.
+    """
+
+
+structref.define_proxy(Arrays, ArraysType, FIELDS)
+
+
+@njit(cache=True)
+def _pack(*arrays):
+    return Arrays(*arrays)

@@ -13,10 +13,53 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
+from numba.core import types
+from numba.experimental import structref
 
 from spar_env.rules import Ruleset
 
 NO_CARD = -1  # empty slot in an int8 card array
+
+# The ruleset's numbers for the compiled kernels: indices into Lookup.code (int64).
+(PLAYERS, HAND, SIGN, FACE_DOWN, SIT_OUT, REVEAL, EXCHANGE_ON, KEEP, SWAP, CHAIN, BONUS,
+ STAKES, END, END_VALUE, ALL_ACTIVE, HIGH, DECK) = range(17)  # fmt: skip
+FACE_DOWN_CODES = {"none": 0, "off_suit": 1, "non_winning": 2}
+OFF_SUIT, NON_WINNING = 1, 2
+END_CODES = {"open": 0, "one_hand": 1, "target": 2, "hands": 3, "stones": 4}
+END_OPEN, END_ONE_HAND, END_TARGET, END_HANDS, END_STONES = range(5)
+
+
+class ArraysOf(types.StructRef):
+    """A Numba struct of named arrays: what a Python object hands to compiled kernels."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+@structref.register
+class LookupType(ArraysOf):
+    pass
+
+
+class Lookup(structref.StructRefProxy):
+    """The tables as the compiled kernels read them (one object, cheap to pass). Fields:
+
+    - ``code``: int64 [17] the ruleset's numbers, indexed by PLAYERS, HAND, ...
+    - ``card_bit``, ``card_suit``, ``card_key``, ``card_points``, ``suit_bits``,
+      ``order``: as in :class:`Tables`;
+    - ``deal_at``: int64 [N + 1, N, H], ``deal_positions[m]`` in rows ``[m, :m]``.
+    """
+
+
+LOOKUP_FIELDS = ("code", "card_bit", "card_suit", "card_key", "card_points", "suit_bits")
+LOOKUP_FIELDS += ("order", "deal_at")
+structref.define_proxy(Lookup, LookupType, LOOKUP_FIELDS)
+
+
+@njit(cache=True)
+def _pack_lookup(*arrays):
+    return Lookup(*arrays)
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +82,10 @@ class Tables:
     turn_of_seat: np.ndarray  # int64 [N dealer, N seat] k: seat is the k-th after the dealer
     all_active: int  # bit set with every seat
     sit_out: bool  # seats may sit a hand out (tie-break hands of a stones session)
+    lookup: Lookup  # the same tables for the compiled kernels
+
+    def __reduce__(self):
+        return tables_for, (self.rules,)  # pickled as its ruleset: the tables are rebuilt
 
 
 # The key that orders the cards of a trick is KEY_SEATS * strength + seat + 1, so that
@@ -99,6 +146,34 @@ def tables_for(rules: Ruleset) -> Tables:
         points[c] = rules.rank_points.get(rules.card_rank(int(c)), 0)
         if rules.is_high_rank(rules.card_rank(int(c))):
             high |= card_bit[c]
+    order = (np.arange(n)[:, None] + rules.sign * np.arange(1, n + 1)[None, :]) % n
+    deal_positions = {m: _deal_positions(m, rules.deal_pattern) for m in range(2, n + 1)}
+    deal_at = np.zeros((n + 1, n, rules.hand_size), dtype=np.int64)
+    for m, positions in deal_positions.items():
+        deal_at[m, :m] = positions
+    code = np.zeros(17, dtype=np.int64)
+    code[[PLAYERS, HAND, SIGN, FACE_DOWN, SIT_OUT, REVEAL, EXCHANGE_ON]] = [
+        n,
+        rules.hand_size,
+        rules.sign,
+        FACE_DOWN_CODES[rules.face_down],
+        rules.end_kind == "stones",
+        rules.reveal_stock_bottom,
+        rules.weak_hand_exchange,
+    ]
+    code[[KEEP, SWAP, CHAIN, BONUS, STAKES, END, END_VALUE, ALL_ACTIVE, HIGH, DECK]] = [
+        rules.keep_action if rules.weak_hand_exchange else -1,
+        rules.exchange_action if rules.weak_hand_exchange else -1,
+        min(rules.chain, rules.hand_size),
+        rules.last_two == "bonus" and rules.hand_size >= 2,
+        rules.payoff == "stakes",
+        END_CODES[rules.end_kind],
+        rules.end_value or 0,
+        (1 << n) - 1,
+        int(high),  # card bits below 2**63
+        rules.deck_size,
+    ]
+    card_suit, card_key = ids // r, KEY_SEATS * (r - 1 - ids % r) + 1
     return Tables(
         rules=rules,
         num_players=n,
@@ -106,16 +181,17 @@ def tables_for(rules: Ruleset) -> Tables:
         num_cards=rules.num_card_ids,
         deck=np.array(rules.deck, dtype=np.int8),
         card_bit=card_bit,
-        card_suit=ids // r,
+        card_suit=card_suit,
         card_strength=r - 1 - ids % r,
-        card_key=KEY_SEATS * (r - 1 - ids % r) + 1,
+        card_key=card_key,
         next_seat=(np.arange(n) + rules.sign) % n,
         card_points=points,
         suit_bits=suit_bits,
         high_bits=high,
-        order=(np.arange(n)[:, None] + rules.sign * np.arange(1, n + 1)[None, :]) % n,
-        deal_positions={m: _deal_positions(m, rules.deal_pattern) for m in range(2, n + 1)},
+        order=order,
+        deal_positions=deal_positions,
         turn_of_seat=(rules.sign * (np.arange(n)[None, :] - np.arange(n)[:, None]) - 1) % n,
         all_active=(1 << n) - 1,
         sit_out=rules.end_kind == "stones",
+        lookup=_pack_lookup(code, card_bit, card_suit, card_key, points, suit_bits, order, deal_at),
     )
