@@ -66,14 +66,23 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
+from numba import njit
 
 from spar_env.core import EXCHANGE, State, Tables, tables_for
+from spar_env.core.bits import lowest_of
+from spar_env.core.tables import KEY_SEATS
 from spar_env.rules import Ruleset
 
 OBS_VERSION = 1
 
 SCORE_CAP = 255  # scores, stones and hand counts are clipped here to fit in uint8
-_CARD_SET_BLOCKS = ("hand", "played_up", "trick_cards", "my_face_down", "my_discard", "stock_card")
+# Every block, in the order of the vector (the table above); a ruleset leaves some out.
+_BLOCK_NAMES = (
+    "hand", "played_up", "trick_cards", "my_face_down", "my_discard", "stock_card", "to_move",
+    "leader", "led_suit", "winning", "trick_number", "trick_winners", "trick_points", "dealer",
+    "down_count", "trick_down", "exchanged", "exchange_phase", "stock_left", "scores",
+    "hands_left", "stones", "pool", "in_hand",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -114,17 +123,6 @@ class ObservationLayout:
     def exchange(self) -> bool:
         return self.rules.weak_hand_exchange
 
-    @property
-    def card_bytes(self) -> int:
-        """Bytes of a uint64 card set that hold card bits."""
-        return (self.rules.num_card_ids + 7) // 8
-
-    @cached_property
-    def winner_columns(self) -> np.ndarray:
-        """``int64 [H]``: column of relative seat 0 in each trick's ``trick_winners`` row."""
-        n, h = self.rules.players, self.rules.hand_size
-        return self.offsets["trick_winners"] + np.arange(h) * n
-
     @cached_property
     def card_points(self) -> np.ndarray:
         """``uint8 [C + 1]``: scoring points of each card; index ``-1`` (no card) gives 0."""
@@ -151,16 +149,6 @@ class ObservationLayout:
         return out
 
     @cached_property
-    def card_set_count(self) -> int:
-        """Number of card-set rows (each ``C`` wide) at the start of the vector."""
-        n = self.rules.players
-        return sum(
-            n if b.name in ("played_up", "trick_cards") else 1
-            for b in self.blocks
-            if b.name in _CARD_SET_BLOCKS
-        )
-
-    @cached_property
     def rel_to_abs(self) -> np.ndarray:
         """``int64 [N, N]``: absolute seat of relative seat ``k`` for observer ``o``."""
         n, sign = self.rules.players, self.rules.sign
@@ -179,12 +167,14 @@ class ObservationLayout:
         return out
 
     @cached_property
-    def card_bit_or_none(self) -> np.ndarray:
-        """``uint64 [C + 1]``: the bit of each card id; index ``-1`` (no card) gives 0."""
-        c = self.rules.num_card_ids
-        out = np.zeros(c + 1, dtype=np.uint64)
-        out[:c] = np.left_shift(np.uint64(1), np.arange(c, dtype=np.uint64))
-        return out
+    def kernel_tables(self) -> tuple[np.ndarray, ...]:
+        """What the compiled encoder reads: each block's offset (-1: absent, in the order
+        of ``_BLOCK_NAMES``) then N, C, H and the session's end value; ``rel_to_abs``,
+        ``abs_to_rel`` and ``card_points``."""
+        r = self.rules
+        at = [self.offsets.get(name, -1) for name in _BLOCK_NAMES]
+        at += [r.players, r.num_card_ids, r.hand_size, r.end_value or 0]
+        return np.array(at, dtype=np.int64), self.rel_to_abs, self.abs_to_rel, self.card_points
 
     def describe(self) -> str:
         """The block table of this ruleset with its exact offsets."""
@@ -288,27 +278,19 @@ def encode(
 
 
 class Encoder:
-    """Encodes observations into buffers it keeps, for the hot loops of batched envs.
+    """Encodes observations into a buffer it keeps, for the hot loops of the envs.
 
-    Fresh multi-megabyte arrays on every step cost page faults that dwarf the
-    encoding itself at batch sizes in the thousands, so an encoder keeps its
-    output and scratch buffers and grows them on demand.
+    The encoding is compiled (:func:`_encode_games`): one pass over the games
+    writes each row, so one game costs one call, and a batch of thousands
+    reuses one output buffer (fresh multi-megabyte arrays on every step cost
+    page faults that dwarf the encoding itself).
     """
 
     def __init__(self, layout: ObservationLayout) -> None:
         self.layout = layout
-        self._capacity = 0
-
-    def _buffers(self, g: int) -> None:
-        if g <= self._capacity:
-            return
-        lay = self.layout
-        self._capacity = g
-        self._out = np.empty((g, lay.size), dtype=np.uint8)
-        self._sets = np.empty((g, lay.card_set_count), dtype=np.uint64)
-        self._cols = np.empty((g, 6 + lay.rules.hand_size), dtype=np.int64)
-        self._byte_index = np.empty((g, lay.card_set_count, lay.card_bytes), dtype=np.intp)
-        self._bits = np.empty((g, lay.card_set_count, lay.card_bytes), dtype=np.uint64)
+        self._tables = layout.kernel_tables
+        self._out = np.empty((0, layout.size), dtype=np.uint8)
+        self._rows = np.empty(0, dtype=np.int64)
 
     def encode(
         self,
@@ -323,132 +305,115 @@ class Encoder:
         With ``reuse`` (the default) the result is a view of the encoder's own
         buffer, overwritten by its next call: copy it to keep it.
         """
-        lay = self.layout
-        n, c, h = lay.rules.players, lay.rules.num_card_ids, lay.rules.hand_size
-        at = lay.offsets
-        g = state.batch_size if games is None else len(games)
-        rows = None if games is None else np.asarray(games, dtype=np.int64)
-
-        def per_game(field: np.ndarray) -> np.ndarray:
-            return field if rows is None else field[rows]
-
+        if games is None:
+            g = state.batch_size
+            if self._rows.shape[0] != g:
+                self._rows = np.arange(g, dtype=np.int64)
+            rows = self._rows
+        else:
+            rows = np.asarray(games, dtype=np.int64)
+            g = rows.shape[0]
         obs = np.asarray(seats, dtype=np.int64)
         if obs.shape != (g,):
             obs = np.full(g, obs, dtype=np.int64)
-        if obs.min() < 0 or obs.max() >= n:
-            raise ValueError(f"seats must be 0..{n - 1}; got {obs[(obs < 0) | (obs >= n)][0]}")
-        rel = lay.rel_to_abs[obs]  # [G, N] absolute seat of relative seat k
-        every_game = np.arange(g)
-        column = every_game[:, None]
-
-        def per_seat(field: np.ndarray) -> np.ndarray:
-            """``field [B, N]`` of these games, columns in relative seat order."""
-            return per_game(field)[column, rel]
-
-        def own(field: np.ndarray) -> np.ndarray:
-            """``field [B, N]`` of these games, the observer's column."""
-            return per_game(field)[every_game, obs]
-
         if reuse:
-            self._buffers(g)
-            out, sets, cols = self._out[:g], self._sets[:g], self._cols[:g]
+            if self._out.shape[0] < g:
+                self._out = np.empty((g, self.layout.size), dtype=np.uint8)
+            out = self._out[:g]
         else:
-            out = np.empty((g, lay.size), dtype=np.uint8)
-            sets = np.empty((g, lay.card_set_count), dtype=np.uint64)
-            cols = np.empty((g, 6 + h), dtype=np.int64)
-        out[:, lay.card_set_count * c :] = 0
-
-        # One-hot blocks: one column per block and game. "No seat" (-1) maps to relative
-        # seat -1, hence to column 0, which the card sets below overwrite.
-        a2r = lay.abs_to_rel[obs]  # [G, N + 1]; column N (index -1) is -1
-        seat_blocks = (
-            ("to_move", state.current_player),
-            ("leader", state.leader),
-            ("winning", state.best_seat),
-            ("dealer", state.dealer),
-        )
-        for j, (name, seat) in enumerate(seat_blocks):
-            r = a2r[every_game, per_game(seat)]
-            cols[:, j] = np.where(r >= 0, at[name] + r, 0)
-        led = per_game(state.led_suit)
-        cols[:, 4] = np.where(led >= 0, at["led_suit"] + led, 0)
-        cols[:, 5] = at["trick_number"] + per_game(state.trick)
-        winners = a2r[column, per_game(state.trick_winner)]  # -1 -> column N -> -1
-        cols[:, 6:] = np.where(winners >= 0, lay.winner_columns + winners, 0)
-        cols += (every_game * lay.size)[:, None]
-        out.reshape(-1)[cols] = 1  # out is C-contiguous: its rows follow each other
-
-        # Counts and flags.
-        o = at["trick_points"]
-        out[:, o : o + h] = lay.card_points[per_game(state.trick_card)]
-        if lay.face_down:
-            o = at["down_count"]
-            out[:, o : o + n] = per_seat(state.down_count)
-            trick_down = per_seat(state.trick_down)
-            out[:, o + n : o + 2 * n] = trick_down
-        if lay.exchange:
-            o = at["exchanged"]
-            out[:, o : o + n] = per_seat(state.exchanged)
-            out[:, o + n] = per_game(state.phase) == EXCHANGE
-            out[:, o + n + 1] = state.deck.shape[1] - per_game(state.stock_top)
-        if "scores" in at:
-            o = at["scores"]
-            out[:, o : o + n] = np.minimum(per_seat(state.scores), SCORE_CAP)
-        if "hands_left" in at:
-            left = lay.rules.end_value - per_game(state.hands_played)
-            out[:, at["hands_left"]] = np.minimum(left, SCORE_CAP)
-        if "stones" in at:
-            o = at["stones"]
-            out[:, o : o + n] = np.minimum(per_seat(state.stones), SCORE_CAP)
-            out[:, o + n] = np.minimum(per_game(state.pool), SCORE_CAP)
-            out[:, o + n + 1 : o + 2 * n + 1] = (per_game(state.active)[:, None] >> rel) & 1
-
-        # Card sets as uint64 bit sets, then unpacked into their columns in one go.
-        sets[:, 0] = own(state.hands)
-        sets[:, 1 : 1 + n] = per_seat(state.played_up)
-        trick_bits = lay.card_bit_or_none[per_seat(state.trick_cards)]
-        if lay.face_down:
-            trick_down[:, 0] = False  # I know my own face-down card
-            trick_bits[trick_down] = 0
-        sets[:, 1 + n : 1 + 2 * n] = trick_bits
-        k = 1 + 2 * n
-        if lay.face_down:
-            sets[:, k] = own(state.played_down)
-            k += 1
-        if lay.exchange:
-            sets[:, k] = own(state.discarded)
-            k += 1
-        if lay.rules.reveal_stock_bottom:
-            sets[:, k] = lay.card_bit_or_none[per_game(state.revealed)]
-        self._unpack(sets, out, reuse)
+            out = np.empty((g, self.layout.size), dtype=np.uint8)
+        bad = _encode_games(state.compiled, *self._tables, rows, obs, out)
+        if bad >= g:
+            raise IndexError(f"game {rows[bad - g]} is not in a batch of {state.batch_size}")
+        if bad >= 0:
+            n = self.layout.rules.players
+            raise ValueError(f"seats must be 0..{n - 1}; got {obs[bad]}")
         return out
 
-    def _unpack(self, sets: np.ndarray, out: np.ndarray, reuse: bool) -> None:
-        """Write bit ``i`` of card set ``j`` to column ``j * C + i`` of ``out``."""
-        lay = self.layout
-        g, k, c = sets.shape[0], lay.card_set_count, lay.rules.num_card_ids
-        set_bytes = sets.astype("<u8", copy=False).view(np.uint8).reshape(g, k, 8)
-        set_bytes = set_bytes[:, :, : lay.card_bytes]  # the bytes that hold card bits
-        if reuse:  # byte -> eight 0/1 bytes via a table, into kept buffers
-            index, bits = self._byte_index[:g], self._bits[:g]
-            np.copyto(index, set_bytes)
-            np.take(_BYTE_BITS, index, out=bits, mode="clip")
-            unpacked = bits.view(np.uint8).reshape(g, k, -1)
-        else:
-            unpacked = np.unpackbits(set_bytes, axis=2, bitorder="little")
-        card_rows = (
-            out[:, : k * c].reshape(g, k, c)
-            if g == 1
-            else np.lib.stride_tricks.as_strided(
-                out, shape=(g, k, c), strides=(out.strides[0], c, 1), writeable=True
-            )
-        )  # the first k * C columns of every row, seen as [G, k, C]
-        np.copyto(card_rows, unpacked[:, :, :c])
+
+# Extra entries of the kernel's offset table, after one entry per block (-1: absent).
+_N, _C, _H, _END_VALUE = range(len(_BLOCK_NAMES), len(_BLOCK_NAMES) + 4)
+(_HAND, _PLAYED_UP, _TRICK_CARDS, _MY_FACE_DOWN, _MY_DISCARD, _STOCK_CARD, _TO_MOVE, _LEADER,
+ _LED_SUIT, _WINNING, _TRICK_NUMBER, _TRICK_WINNERS, _TRICK_POINTS, _DEALER, _DOWN_COUNT,
+ _TRICK_DOWN, _EXCHANGED, _EXCHANGE_PHASE, _STOCK_LEFT, _SCORES, _HANDS_LEFT, _STONES, _POOL,
+ _IN_HAND) = range(len(_BLOCK_NAMES))  # fmt: skip
 
 
-# Eight 0/1 bytes (least significant bit first) of each byte value, packed in a uint64.
-_BYTE_BITS = (
-    np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
-    .copy()
-    .view(np.uint64)[:, 0]
-)
+@njit(cache=True)
+def _cards(row, base, bits):
+    """Set column ``base + c`` for every card ``c`` of the bit set ``bits``."""
+    while bits:
+        row[base + lowest_of(bits)] = 1
+        bits &= bits - np.uint64(1)
+
+
+@njit(cache=True)
+def _encode_games(s, at, rel, a2r, points, games, seats, out):
+    """Row ``i`` of ``out``: the observation of seat ``seats[i]`` in game ``games[i]``.
+
+    Returns -1; or the first ``i`` whose seat is out of range, or ``G + i`` for the first
+    game out of range (nothing written then).
+    """
+    n, c, h = at[_N], at[_C], at[_H]
+    for i in range(seats.shape[0]):
+        if not 0 <= seats[i] < n:
+            return i
+        if not 0 <= games[i] < s.current_player.shape[0]:
+            return games.shape[0] + i
+    face_down, size = at[_MY_FACE_DOWN] >= 0, out.shape[1]
+    for i in range(games.shape[0]):
+        g, me = games[i], seats[i]
+        row = out[i]
+        for j in range(size):
+            row[j] = 0
+        _cards(row, at[_HAND], s.hands[g, me])
+        if face_down:
+            _cards(row, at[_MY_FACE_DOWN], s.played_down[g, me])
+        if at[_MY_DISCARD] >= 0:
+            _cards(row, at[_MY_DISCARD], s.discarded[g, me])
+        if at[_STOCK_CARD] >= 0 and s.revealed[g] >= 0:
+            row[at[_STOCK_CARD] + s.revealed[g]] = 1
+        for k in range(n):  # the seats in play order from mine: relative seat k
+            seat = rel[me, k]
+            hand = s.hands[g, seat]
+            face_up = (s.held[g, seat] ^ hand) & ~s.played_down[g, seat]
+            _cards(row, at[_PLAYED_UP] + k * c, face_up)
+            played = s.trick_start[g, seat] ^ hand
+            down = s.played_down[g, seat] != s.trick_start_down[g, seat]
+            if played and not (face_down and down and k > 0):  # I know my own face-down card
+                row[at[_TRICK_CARDS] + k * c + lowest_of(played)] = 1
+            if face_down:
+                row[at[_DOWN_COUNT] + k] = s.down_count[g, seat]
+                row[at[_TRICK_DOWN] + k] = down
+            if at[_EXCHANGED] >= 0:
+                row[at[_EXCHANGED] + k] = s.exchanged[g, seat]
+            if at[_SCORES] >= 0:
+                row[at[_SCORES] + k] = min(s.scores[g, seat], SCORE_CAP)
+            if at[_STONES] >= 0:
+                row[at[_STONES] + k] = min(s.stones[g, seat], SCORE_CAP)
+                row[at[_IN_HAND] + k] = (s.active[g] >> seat) & 1
+        best = s.best[g]
+        for block, who in (
+            (_TO_MOVE, s.current_player[g]),
+            (_LEADER, s.leader[g]),
+            (_WINNING, (best - 1) % KEY_SEATS if best > 0 else -1),
+            (_DEALER, s.dealer[g]),
+        ):
+            if a2r[me, who] >= 0:  # column N (index -1) maps "no seat" to -1
+                row[at[block] + a2r[me, who]] = 1
+        if s.led_suit[g] >= 0:
+            row[at[_LED_SUIT] + s.led_suit[g]] = 1
+        row[at[_TRICK_NUMBER] + s.trick[g]] = 1
+        for t in range(h):
+            winner = s.trick_winner[g, t]
+            if winner >= 0:
+                row[at[_TRICK_WINNERS] + t * n + a2r[me, winner]] = 1
+            row[at[_TRICK_POINTS] + t] = points[s.trick_card[g, t]]  # no card: index -1, 0
+        if at[_EXCHANGED] >= 0:
+            row[at[_EXCHANGE_PHASE]] = s.phase[g] == EXCHANGE
+            row[at[_STOCK_LEFT]] = s.deck.shape[1] - s.stock_top[g]
+        if at[_HANDS_LEFT] >= 0:
+            row[at[_HANDS_LEFT]] = min(at[_END_VALUE] - s.hands_played[g], SCORE_CAP)
+        if at[_POOL] >= 0:
+            row[at[_POOL]] = min(s.pool[g], SCORE_CAP)
+    return -1

@@ -53,9 +53,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from spar_env.core import describe_action
+from spar_env.core.bits import unpack_into
 from spar_env.envs.batch import GameBatch, default_illegal_reward, env_rules
-from spar_env.envs.one_game import OneGameEncoder
 from spar_env.envs.render import render_table
+from spar_env.observe import Encoder
 
 
 def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
@@ -114,7 +115,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._rng = np.random.default_rng()
         self._batch = GameBatch(self.rules, 1, self._rng, episode)
-        self._encoder = OneGameEncoder(self._batch.layout)
+        self._encoder = Encoder(self._batch.layout)
         high = self._batch.layout.high
         self._observation_space = gym.spaces.Dict(
             {
@@ -124,7 +125,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
         )
         self._action_space = gym.spaces.Discrete(self.rules.num_actions)
         self._num_actions = self.rules.num_actions
-        self._no_moves = np.zeros(self._num_actions, dtype=np.int8)
+        self._game = np.zeros(1, dtype=np.int64)  # the one game of the batch
+        self._seat = np.zeros(1, dtype=np.int64)
 
     def observation_space(self, agent: str) -> gym.spaces.Dict:
         return self._observation_space  # the same object every time, as PettingZoo asks
@@ -144,24 +146,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._moves = [0] * self.rules.players
-        self._observations: dict[int, np.ndarray] = {}
         self.agent_selection = self.possible_agents[int(self._batch.state.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
         state = self._batch.state
-        vector = self._observations.get(seat)
-        if vector is None:
-            vector = self._encoder.encode(state, 0, seat)
-            self._observations[seat] = vector
-        if state.current_player[0] == seat:
-            as_bytes = state.legal[:1].astype("<u8", copy=False).view(np.uint8)
-            mask = np.unpackbits(as_bytes, count=self._num_actions, bitorder="little").view(np.int8)
-        else:
-            mask = self._no_moves.copy()
-        return {"observation": vector.copy(), "action_mask": mask}
+        self._seat[0] = self.agent_name_mapping[agent]
+        vector = self._encoder.encode(state, self._seat, self._game, reuse=False)[0]
+        mask = np.zeros((1, self._num_actions), dtype=np.int8)
+        if state.current_player[0] == self._seat[0]:
+            unpack_into(state.legal, mask)
+        return {"observation": vector, "action_mask": mask[0]}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -178,11 +174,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
             ]
             card = describe_action(self.rules, move)
             raise ValueError(f"{agent} cannot play {card}; legal: {', '.join(names)}")
-        paid = self._batch.step(np.array([move]), check=False)[0]
-        self._observations = {}
+        paid = self._batch.step(np.array([move]), check=False)[0].tolist()
         self._moves[seat] += 1
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: float(paid[self.agent_name_mapping[a]]) for a in self.agents}
+        self.rewards = {a: paid[self.agent_name_mapping[a]] for a in self.agents}
         if state.terminated[0]:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
