@@ -45,21 +45,24 @@ It reads no session scores: every hand is played for itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from numba import njit
 
 from agents.base import Decision, Situation
 from agents.knowledge import Knowledge, TrickView, knowledge, trick_view
 from spar_env.core import tables_for
-from spar_env.core.bits import lowest_bit_index, popcount
+from spar_env.core.bits import count_of, lowest_of, popcount
 from spar_env.rules import Ruleset
 
 SHED_HIGH = 1e-6  # tie-break per rank of strength: prefer to play the higher card
 
 
 class HeuristicAgent:
-    """The rule-based expert described in the module docstring; deterministic."""
+    """The rule-based expert described in the module docstring; deterministic.
+
+    Each decision is compiled scalar code (:func:`_decide`), so one decision
+    costs about as much as one call, and a batch is one pass over its games.
+    """
 
     def __init__(self, rules: Ruleset, exchange: bool = True) -> None:
         if not isinstance(exchange, bool):
@@ -67,38 +70,30 @@ class HeuristicAgent:
         t = tables_for(rules)
         self.rules = rules
         self.exchange = exchange
-        self.suit = t.card_suit
-        self.strength = t.card_strength
-        self.suit_bits = t.suit_bits[:-1]
+        suit, strength = t.card_suit, t.card_strength
         bits = t.card_bit[: t.num_cards]
-        same = self.suit[:, None] == self.suit[None, :]
-        higher = same & (self.strength[None, :] > self.strength[:, None])
-        lower = same & (self.strength[None, :] < self.strength[:, None])
-        self.above = np.bitwise_or.reduce(np.where(higher, bits[None, :], np.uint64(0)), axis=1)
-        self.below = np.bitwise_or.reduce(np.where(lower, bits[None, :], np.uint64(0)), axis=1)
+        same = suit[:, None] == suit[None, :]
+        higher = same & (strength[None, :] > strength[:, None])
+        lower = same & (strength[None, :] < strength[:, None])
         scoring = t.card_points[:-1]
-        self.points = np.where(scoring > 0, scoring, 1).astype(np.float64)
+        self._cards = (
+            suit,
+            strength,
+            t.suit_bits[:-1].copy(),
+            np.bitwise_or.reduce(np.where(higher, bits[None, :], np.uint64(0)), axis=1),
+            np.bitwise_or.reduce(np.where(lower, bits[None, :], np.uint64(0)), axis=1),
+            np.where(scoring > 0, scoring, 1).astype(np.float64),
+        )
+        swap = rules.exchange_action if rules.weak_hand_exchange else -1
+        self._choices = np.array(
+            [rules.keep_action if rules.weak_hand_exchange else -1, swap if exchange else -1]
+        )
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
-        legal = situation.legal
-        actions = lowest_bit_index(legal)  # forced moves: the only legal card
-        choosing = np.zeros(situation.size, dtype=bool)
-        rules = self.rules
-        if rules.weak_hand_exchange:  # KEEP or EXCHANGE: see the module docstring
-            choosing = (legal >> np.uint64(rules.keep_action)) & np.uint64(1) == 1
-            may_swap = (legal >> np.uint64(rules.exchange_action)) & np.uint64(1) == 1
-            swap = choosing & may_swap & self.exchange
-            actions[choosing] = np.where(swap[choosing], rules.exchange_action, rules.keep_action)
-        playing = ~choosing & (popcount(legal) > 1)
-        if playing.any():
-            sub = Situation(situation.state, situation.history, situation.games[playing])
-            actions[playing] = self._play(sub)
-        return Decision(actions.astype(np.int64))
-
-    def _play(self, situation: Situation) -> np.ndarray:
-        cards, value = self.plan_values(situation)
-        score = value + SHED_HIGH * self.strength[cards]  # -inf stays -inf
-        return cards[np.arange(cards.shape[0]), score.argmax(axis=1)]
+        k, trick = knowledge(situation), trick_view(situation)
+        actions = np.empty(situation.size, dtype=np.int64)
+        _decide(situation.legal, _known(k), _now(trick), self._cards, self._choices, actions)
+        return Decision(actions)
 
     def plan_values(
         self, situation: Situation, k: Knowledge | None = None, trick: TrickView | None = None
@@ -106,115 +101,151 @@ class HeuristicAgent:
         """Each hand's cards (``int64 [G, K]``, id order) and, for the legal ones, the value of
         the best plan left after playing it (``float64 [G, K]``, ``-inf`` where not legal).
 
+        ``K`` is the largest hand; shorter hands are padded with card 0 at ``-inf``.
         Other agents use it as features (:mod:`agents.cfr.abstraction`); they may pass the
         situation's :func:`knowledge` and :func:`trick_view` when they have them already.
         """
         k = knowledge(situation) if k is None else k
         trick = trick_view(situation) if trick is None else trick
-        cards, valid = _slots(k.hand, self.rules.num_card_ids)  # [G, K]
-        legal = valid & ((situation.legal[:, None] >> cards.astype(np.uint64)) & np.uint64(1) == 1)
-        odds = self._odds(k, trick, cards)
-        value = _plan_values(odds, self.suit[cards], valid, trick.led_suit < 0, k.in_hand)
-        return cards, np.where(legal, value, -np.inf)
-
-    def _odds(self, k: Knowledge, trick: TrickView, cards: np.ndarray) -> _Odds:
-        """The chances of the module docstring for each card of each hand (``[G, K]`` slots)."""
-        n = k.in_hand.shape[1]
-        opponents = k.in_hand & (np.arange(n)[None, :] != k.seats[:, None])  # [G, N]
-        leading = trick.led_suit < 0
-        later = np.where(leading[:, None], opponents, trick.to_play)  # seats still to play
-
-        # What each opponent may hold: the unseen cards outside the suits it lacks.
-        lacks = np.zeros(k.voids.shape, dtype=np.uint64)
-        for s, bits in enumerate(self.suit_bits):
-            lacks |= np.where((k.voids >> s) & 1 == 1, bits, np.uint64(0))
-        possible = (k.unseen[:, None] & ~lacks)[:, :, None]  # [G, N, 1]
-        pool = np.maximum(popcount(possible), 1).astype(np.float64)
-        in_hand = k.hand_sizes[:, :, None]
-        suit = self.suit[cards]
-        higher = popcount(possible & self.above[cards][:, None, :])  # [G, N, K]
-        lower = popcount(possible & self.below[cards][:, None, :])
-        of_suit = popcount(possible & self.suit_bits[suit][:, None, :])
-
-        opp = opponents[:, :, None]
-        safe = np.prod(np.where(opp, 1 - higher / pool, 1.0), axis=1)
-        holds_suit = 1 - _none_held(of_suit, pool, in_hand)
-        thinned = higher * (1 - holds_suit / np.maximum(of_suit, 1))
-        num_opponents = np.maximum(opponents.sum(axis=1), 1)[:, None]
-        best_strength = self.strength[np.maximum(trick.best_card, 0)]
-        beats = leading[:, None] | (
-            (suit == trick.led_suit[:, None]) & (self.strength[cards] > best_strength[:, None])
-        )
-        unbeaten = np.where(later[:, :, None], _none_held(higher, pool, in_hand), 1.0)
-        last_two = np.minimum(in_hand, 2)
-        points = self.points[cards]
-        return _Odds(
-            points=points,
-            safe=safe,
-            safe_stripped=np.prod(np.where(opp, 1 - thinned / pool, 1.0), axis=1),
-            follow_value=points * safe * np.where(opp, lower / pool, 0).sum(axis=1) / num_opponents,
-            take_now=beats * np.prod(unbeaten, axis=1),
-            take_led=np.prod(np.where(opp, _none_held(higher, pool, last_two), 1.0), axis=1),
-            suit_share=np.where(opp, of_suit / pool, 0).sum(axis=1) / num_opponents,
-        )
+        size = max(int(popcount(k.hand).max(initial=0)), 1)
+        held = np.zeros((situation.size, size), dtype=np.int64)
+        value = np.full((situation.size, size), -np.inf)
+        _plans(situation.legal, _known(k), _now(trick), self._cards, held, value)
+        return held, value
 
 
-@dataclass(frozen=True)
-class _Odds:
-    """Per card of each hand (``float64 [G, K]``), what the module docstring names."""
-
-    points: np.ndarray  # points if it wins the last trick
-    safe: np.ndarray  # no opponent ends with a higher card of its suit
-    safe_stripped: np.ndarray  # the same, after a trick led in its suit
-    follow_value: np.ndarray  # value of keeping it when another seat leads the last trick
-    take_now: np.ndarray  # played now, it wins the trick in progress
-    take_led: np.ndarray  # led to trick H-1, no opponent beats it
-    suit_share: np.ndarray  # share of an opponent's possible cards in its suit
+def _known(k: Knowledge) -> tuple[np.ndarray, ...]:
+    """The parts of a :class:`Knowledge` that the compiled plan reads."""
+    return k.seats, k.hand, k.unseen, k.hand_sizes, k.voids, k.in_hand
 
 
-def _plan_values(
-    odds: _Odds, suit: np.ndarray, valid: np.ndarray, leading: np.ndarray, in_hand: np.ndarray
-) -> np.ndarray:
-    """``float64 [G, Kx]``: the best plan's value when the card in slot ``x`` is played now."""
-    g, size = valid.shape
-    held = valid.sum(axis=1)
-    seats_in = np.maximum(in_hand.sum(axis=1), 1)[:, None]
-    # Chance to lead trick H-1: decided by this trick at H-2, a fair share before.
-    lead_later = np.where((held == 3)[:, None], odds.take_now, 1.0 / seats_in)  # [G, Kx]
-    reach = odds.take_led[:, None, :] * (
-        lead_later[:, :, None] + (1 - lead_later[:, :, None]) * odds.suit_share[:, None, :]
-    )  # [G, Kx, Kw]
-    strips = leading[:, None, None] & (suit[:, :, None] == suit[:, None, :])  # x led in y's suit
-    lead_value = odds.points[:, None, :] * np.where(
-        strips, odds.safe_stripped[:, None, :], odds.safe[:, None, :]
-    )  # [G, Kx, Ky]
-    slot = np.arange(size)
-    value = np.full((g, size), -np.inf)
-    for y in range(size):  # the keeper
-        keep_y = valid[:, y][:, None] & (slot[None, :] != y)  # [G, Kx], x != y
-        w_ok = valid[:, None, :] & (slot[None, None, :] != y) & (slot[None, :, None] != slot)
-        any_reach = 1 - np.prod(np.where(w_ok, 1 - reach, 1.0), axis=2)  # [G, Kx]
-        reach_y = np.where(held[:, None] == 2, odds.take_now, any_reach)
-        v = reach_y * lead_value[:, :, y] + (1 - reach_y) * odds.follow_value[:, y][:, None]
-        value = np.where(keep_y & (v > value), v, value)
-    return value
+def _now(trick: TrickView) -> tuple[np.ndarray, ...]:
+    return trick.led_suit, trick.best_card, trick.to_play
 
 
-def _slots(hand: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each hand's cards as ``int64 [G, K]`` ids in id order (K: the largest hand), and validity."""
-    shifts = np.arange(num_cards, dtype=np.uint64)
-    mask = (hand[:, None] >> shifts) & np.uint64(1) == 1
-    counts = mask.sum(axis=1)
-    size = max(int(counts.max(initial=0)), 1)
-    order = np.argsort(~mask, axis=1, kind="stable")[:, :size]
-    valid = np.arange(size)[None, :] < counts[:, None]
-    return np.where(valid, order, 0).astype(np.int64), valid
+@njit(cache=True)
+def _decide(legal, known, trick, cards, choices, actions):
+    """``actions[i]``: the decision ``i`` of the module docstring."""
+    keep, swap = choices[0], choices[1]
+    strength = cards[1]
+    for i in range(legal.shape[0]):
+        if keep >= 0 and _has(legal[i], keep):  # KEEP or EXCHANGE
+            actions[i] = swap if swap >= 0 and _has(legal[i], swap) else keep
+        elif count_of(legal[i]) <= 1:  # a forced move: the only legal card
+            actions[i] = lowest_of(legal[i])
+        else:  # the best plan; ties go to the higher card
+            held = _cards_of(known[1][i], np.empty(count_of(known[1][i]), dtype=np.int64))
+            value = np.empty(held.shape[0])
+            _plan(i, legal[i], known, trick, cards, held, value)
+            best = -np.inf
+            for x in range(held.shape[0]):
+                score = value[x] + SHED_HIGH * strength[held[x]]
+                if score > best:
+                    best, actions[i] = score, held[x]
 
 
-def _none_held(marked: np.ndarray, pool: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def _plans(legal, known, trick, cards, held, value):
+    """Rows of :meth:`HeuristicAgent.plan_values` (``held`` zeros, ``value`` -inf on entry)."""
+    for i in range(legal.shape[0]):
+        k = count_of(known[1][i])
+        _plan(i, legal[i], known, trick, cards, _cards_of(known[1][i], held[i, :k]), value[i, :k])
+
+
+@njit(cache=True)
+def _cards_of(bits, out):
+    """The cards of ``bits`` in id order, written to ``out`` (as long as the set); returns it."""
+    for x in range(out.shape[0]):
+        out[x] = lowest_of(bits)
+        bits &= bits - np.uint64(1)
+    return out
+
+
+@njit(cache=True)
+def _plan(i, legal, known, trick, cards, held, value):
+    """``value[x]``: the best plan's value after playing ``held[x]`` (-inf if not legal).
+
+    The chances of the module docstring for each card, then the plans: keep ``y``
+    for the last trick, and win trick H-1 with any other card ``w``.
+    """
+    seats, hand, unseen, hand_sizes, voids, in_hand = known
+    led_suit, best_card, to_play = trick
+    suit, strength, suit_bits, above, below, points = cards
+    n, me, led = in_hand.shape[1], seats[i], led_suit[i]
+    leading = led < 0
+
+    # What each opponent may hold: the unseen cards outside the suits it lacks.
+    possible = np.empty(n, dtype=np.uint64)
+    pool = np.empty(n)
+    opponents = 0
+    for q in range(n):
+        lacks = np.uint64(0)
+        for t in range(suit_bits.shape[0]):
+            if (voids[i, q] >> t) & 1:
+                lacks |= suit_bits[t]
+        possible[q] = unseen[i] & ~lacks
+        pool[q] = max(count_of(possible[q]), 1)
+        opponents += in_hand[i, q] and q != me
+    opponents = max(opponents, 1)
+    best_strength = strength[max(best_card[i], 0)]
+
+    k = held.shape[0]
+    safe, stripped, follow = np.empty(k), np.empty(k), np.empty(k)
+    take_now, take_led, share = np.empty(k), np.empty(k), np.empty(k)
+    for x in range(k):
+        c = held[x]
+        p_safe, p_stripped, p_take, p_led, lower_sum, suit_sum = 1.0, 1.0, 1.0, 1.0, 0.0, 0.0
+        for q in range(n):
+            higher = count_of(possible[q] & above[c])
+            drawn = hand_sizes[i, q]
+            if in_hand[i, q] and q != me:
+                of_suit = count_of(possible[q] & suit_bits[suit[c]])
+                holds_suit = 1 - _none_held(of_suit, pool[q], drawn)
+                thinned = higher * (1 - holds_suit / max(of_suit, 1))
+                p_safe *= 1 - higher / pool[q]
+                p_stripped *= 1 - thinned / pool[q]
+                p_led *= _none_held(higher, pool[q], min(drawn, 2))
+                lower_sum += count_of(possible[q] & below[c]) / pool[q]
+                suit_sum += of_suit / pool[q]
+            later = (in_hand[i, q] and q != me) if leading else to_play[i, q]  # still to play
+            if later:
+                p_take *= _none_held(higher, pool[q], drawn)
+        beats = leading or (suit[c] == led and strength[c] > best_strength)
+        safe[x], stripped[x], take_led[x] = p_safe, p_stripped, p_led
+        follow[x] = points[c] * p_safe * lower_sum / opponents
+        take_now[x] = p_take if beats else 0.0
+        share[x] = suit_sum / opponents
+
+    seats_in = max(in_hand[i].sum(), 1)
+    for x in range(k):
+        value[x] = -np.inf
+        if not _has(legal, held[x]):
+            continue
+        lead_later = take_now[x] if k == 3 else 1.0 / seats_in  # to lead trick H-1
+        for y in range(k):  # the keeper
+            if y == x:
+                continue
+            miss = 1.0
+            for w in range(k):
+                if w != x and w != y:
+                    reach = take_led[w] * (lead_later + (1 - lead_later) * share[w])
+                    miss *= 1 - reach
+            reach_y = take_now[x] if k == 2 else 1 - miss
+            strips = leading and suit[held[x]] == suit[held[y]]  # x led in y's suit
+            lead_value = points[held[y]] * (stripped[y] if strips else safe[y])
+            v = reach_y * lead_value + (1 - reach_y) * follow[y]
+            value[x] = max(value[x], v)
+
+
+@njit(cache=True)
+def _none_held(marked, pool, drawn):
     """Chance that ``drawn`` cards dealt from ``pool`` miss all ``marked`` of them."""
-    p = np.ones(np.broadcast_shapes(marked.shape, pool.shape, drawn.shape))
-    for i in range(int(np.max(drawn, initial=0))):
-        factor = np.maximum(pool - marked - i, 0) / np.maximum(pool - i, 1)
-        p *= np.where(i < drawn, factor, 1.0)
+    p = 1.0
+    for i in range(drawn):
+        p *= max(pool - marked - i, 0) / max(pool - i, 1)
     return p
+
+
+@njit(cache=True)
+def _has(bits, i):
+    return (bits >> np.uint64(i)) & np.uint64(1) != 0

@@ -17,11 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from agents.base import Situation
-from spar_env.core import EXCHANGE, tables_for
-from spar_env.core.bits import popcount
-from spar_env.core.tables import nth_after, seats_in
+from spar_env.core import EXCHANGE
+from spar_env.core.bits import count_of
+from spar_env.core.kernel import nth_seat_after
+from spar_env.core.tables import FACE_DOWN, KEY_SEATS, NO_CARD, OFF_SUIT, PLAYERS
 
 
 @dataclass(frozen=True)
@@ -41,55 +43,74 @@ class Knowledge:
 
 def knowledge(situation: Situation) -> Knowledge:
     """What each deciding seat of ``situation`` may know."""
-    state, g, seats = situation.state, situation.games, situation.seats
-    t = tables_for(situation.rules)
-    n = t.num_players
-    hand = state.hands[g, seats]
-    played_up = state.played_up[g]
-    own_down = state.played_down[g, seats]
-    deck_bits = np.bitwise_or.reduce(t.card_bit[t.deck.astype(np.int64)])
-    seen = hand | np.bitwise_or.reduce(played_up, axis=1) | own_down
-    seen |= state.discarded[g, seats]
-    revealed = state.revealed[g]
-    seen |= np.where(revealed >= 0, t.card_bit[np.maximum(revealed, 0)], np.uint64(0))
-    in_hand = ((state.active[g][:, None] >> np.arange(n)) & 1).astype(bool)
-    return Knowledge(
-        seats=seats,
-        hand=hand,
-        unseen=deck_bits & ~seen,
-        played_up=played_up,
-        own_down=own_down,
-        down_count=state.down_count[g],
-        hand_sizes=popcount(state.hands[g]),
-        voids=_revealed_voids(situation),
-        in_hand=in_hand,
+    state, history = situation.state, situation.history
+    g, n = situation.size, state.num_players
+    k = Knowledge(
+        seats=situation.seats.copy(),
+        hand=np.empty(g, dtype=np.uint64),
+        unseen=np.empty(g, dtype=np.uint64),
+        played_up=np.empty((g, n), dtype=np.uint64),
+        own_down=np.empty(g, dtype=np.uint64),
+        down_count=np.empty((g, n), dtype=np.int64),
+        hand_sizes=np.empty((g, n), dtype=np.int64),
+        voids=np.zeros((g, n), dtype=np.int64),
+        in_hand=np.empty((g, n), dtype=bool),
     )
+    _know(
+        state.tables.lookup,
+        state.compiled,
+        (history.cards, history.seats, history.down, history.count),
+        situation.games,
+        k.seats,
+        (k.hand, k.unseen, k.played_up, k.own_down, k.down_count, k.hand_sizes, k.voids),
+        k.in_hand,
+    )
+    return k
 
 
-def _revealed_voids(situation: Situation) -> np.ndarray:
-    """``int64 [G, N]`` suits each seat has shown it lacks, from the public play history."""
-    state, g = situation.state, situation.games
-    t = tables_for(situation.rules)
-    rules = situation.rules
-    history = situation.history
-    cards = history.cards[g].astype(np.int64)
-    seats = history.seats[g].astype(np.int64)
-    down = history.down[g]
-    count = history.count[g]
-    n_in = seats_in(state.active[g])
-    voids = np.zeros((g.shape[0], t.num_players), dtype=np.int64)
-    rows = np.arange(g.shape[0])
-    for p in range(int(count.max(initial=0))):
-        made = p < count
-        lead = cards[rows, (p // n_in) * n_in]
-        led_suit = t.card_suit[np.maximum(lead, 0)]
-        suit = t.card_suit[np.maximum(cards[:, p], 0)]
-        failed = ~down[:, p] & (suit != led_suit)
-        if rules.face_down == "off_suit":
-            failed |= down[:, p]
-        hit = made & failed
-        voids[rows[hit], seats[hit, p]] |= 1 << led_suit[hit]
-    return voids
+@njit(cache=True)
+def _know(lk, s, plays, games, seats, out, in_hand):
+    """Fill the arrays of a :class:`Knowledge` (``out`` in its field order, and ``in_hand``)."""
+    hand, unseen, played_up, own_down, down_count, hand_sizes, voids = out
+    n = lk.code[PLAYERS]
+    for i in range(games.shape[0]):
+        g, me = games[i], seats[i]
+        deck = np.uint64(0)
+        for c in s.deck[g]:
+            deck |= lk.card_bit[c]
+        seen = s.hands[g, me] | s.played_down[g, me] | s.discarded[g, me]
+        if s.revealed[g] >= 0:
+            seen |= lk.card_bit[s.revealed[g]]
+        for seat in range(n):
+            up = (s.held[g, seat] ^ s.hands[g, seat]) & ~s.played_down[g, seat]
+            played_up[i, seat] = up
+            seen |= up
+            down_count[i, seat] = s.down_count[g, seat]
+            hand_sizes[i, seat] = count_of(s.hands[g, seat])
+            in_hand[i, seat] = (s.active[g] >> seat) & 1
+        hand[i] = s.hands[g, me]
+        own_down[i] = s.played_down[g, me]
+        unseen[i] = deck & ~seen
+        _revealed_voids(lk, s.active[g], plays, g, voids[i])
+
+
+@njit(cache=True)
+def _revealed_voids(lk, active, plays, g, voids):
+    """Suits each seat has shown it lacks (bit sets, OR-ed into ``voids [N]``).
+
+    A play fails to follow when it is face up and of another suit than the
+    trick's lead; under ``off_suit`` a face-down play fails to follow too.
+    """
+    cards, seats, down, count = plays
+    n_in = count_of(np.uint64(active))
+    off_suit = lk.code[FACE_DOWN] == OFF_SUIT
+    for p in range(count[g]):
+        led_suit = lk.card_suit[cards[g, (p // n_in) * n_in]]
+        failed = (not down[g, p] and lk.card_suit[cards[g, p]] != led_suit) or (
+            off_suit and down[g, p]
+        )
+        if failed:
+            voids[seats[g, p]] |= 1 << led_suit
 
 
 @dataclass(frozen=True)
@@ -110,24 +131,43 @@ def trick_view(situation: Situation) -> TrickView:
     off-suit cards lie face down, and under ``non_winning`` only the cards that
     did not take the lead.
     """
-    state, g, seats = situation.state, situation.games, situation.seats
-    t = tables_for(situation.rules)
-    n = t.num_players
-    led = state.led_suit[g]
-    active = state.active[g]
-    left = seats_in(active) - state.pos[g] - 1  # seats after the decider in this trick
-    to_play = np.zeros((g.shape[0], n), dtype=bool)
-    rows = np.arange(g.shape[0])
-    for k in range(n - 1):
-        later = k < left
-        to_play[rows[later], nth_after(t, active, seats, k)[later]] = True
-    return TrickView(
-        trick=state.trick[g].copy(),
-        led_suit=led.copy(),
-        best_card=state.best_card[g],
-        best_seat=state.best_seat[g],
-        to_play=to_play,
+    state = situation.state
+    g = situation.size
+    view = TrickView(
+        trick=np.empty(g, dtype=np.int64),
+        led_suit=np.empty(g, dtype=np.int64),
+        best_card=np.empty(g, dtype=np.int64),
+        best_seat=np.empty(g, dtype=np.int64),
+        to_play=np.zeros((g, state.num_players), dtype=bool),
     )
+    _view_tricks(
+        state.tables.lookup,
+        state.compiled,
+        situation.games,
+        situation.seats,
+        state.tables.rules.num_ranks,
+        (view.trick, view.led_suit, view.best_card, view.best_seat),
+        view.to_play,
+    )
+    return view
+
+
+@njit(cache=True)
+def _view_tricks(lk, s, games, seats, ranks, out, to_play):
+    """Fill the arrays of a :class:`TrickView` (``out``: trick, led_suit, best_card, best_seat)."""
+    trick, led_suit, best_card, best_seat = out
+    for i in range(games.shape[0]):
+        g = games[i]
+        trick[i], led_suit[i] = s.trick[g], s.led_suit[g]
+        best = s.best[g]
+        if best > 0:
+            best_seat[i] = (best - 1) % KEY_SEATS
+            best_card[i] = s.led_suit[g] * ranks + ranks - 1 - (best - 1) // KEY_SEATS
+        else:
+            best_seat[i], best_card[i] = -1, NO_CARD
+        left = count_of(np.uint64(s.active[g])) - s.pos[g] - 1  # seats after the decider
+        for k in range(left):
+            to_play[i, nth_seat_after(lk, s.active[g], seats[i], k)] = True
 
 
 @dataclass(frozen=True)

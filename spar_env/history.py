@@ -14,8 +14,11 @@ seat may know must hide those of other seats (``down`` tells which they are).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from spar_env.core import PLAY, State
+
+_EVERYONE = np.ones(0, dtype=bool)
 
 
 class History:
@@ -34,14 +37,16 @@ class History:
         self.seats = np.full((b, n * h), -1, dtype=np.int8)
         self.down = np.zeros((b, n * h), dtype=bool)
         self.count = np.zeros(b, dtype=np.int64)
-        self._pending: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._pending = np.zeros(b, dtype=bool)  # games whose play record() noted
+        self._recorded = False
 
     def take(self, games: np.ndarray) -> History:
         """A copy of the plays of some games, as a smaller batch (matches :meth:`State.take`)."""
         out = object.__new__(History)
         out.cards, out.seats = self.cards[games], self.seats[games]
         out.down, out.count = self.down[games], self.count[games]
-        out._pending = None
+        out._pending = np.zeros(out.count.shape[0], dtype=bool)
+        out._recorded = False
         return out
 
     def clear(self, games: np.ndarray | slice = slice(None)) -> None:
@@ -53,26 +58,41 @@ class History:
 
     def record(self, state: State, actions: np.ndarray, moving: np.ndarray | None = None) -> None:
         """Note the card plays among ``actions``, before ``step(state, actions, moving=...)``."""
-        playing = ~state.terminated & (state.phase == PLAY)
-        if moving is not None:
-            playing &= moving
-        games = np.flatnonzero(playing)
-        seats = state.current_player[games]
-        cards = np.asarray(actions)[games].astype(np.int64)
-        index = self.count[games]
-        self.cards[games, index] = cards
-        self.seats[games, index] = seats
-        self.count[games] += 1
-        self._pending = (games, index, cards)
+        everyone = moving is None
+        moving = _EVERYONE if everyone else np.asarray(moving, dtype=bool)
+        actions = np.asarray(actions, dtype=np.int64)
+        _record(state.compiled, self._plays(), self._pending, actions, moving, everyone)
+        self._recorded = True
 
     def settle(self, state: State) -> None:
         """After the step: learn which of the recorded plays lay face down."""
-        if self._pending is None:
+        if not self._recorded:
             raise RuntimeError("History.settle() without a record() before the step")
-        games, index, cards = self._pending
-        self._pending = None
-        if state.tables.rules.face_down == "none" or games.size == 0:
-            return
-        seats = self.seats[games, index].astype(np.int64)
-        bits = state.played_down[games, seats] >> cards.astype(np.uint64)
-        self.down[games, index] = (bits & np.uint64(1)).astype(bool)
+        self._recorded = False
+        _settle(state.compiled, self._plays(), self._pending)
+
+    def _plays(self) -> tuple[np.ndarray, ...]:
+        return self.cards, self.seats, self.down, self.count
+
+
+@njit(cache=True)
+def _record(s, plays, pending, actions, moving, everyone):
+    cards, seats, _down, count = plays
+    for g in range(actions.shape[0]):
+        pending[g] = not s.terminated[g] and s.phase[g] == PLAY and (everyone or moving[g])
+        if pending[g]:
+            if count[g] == cards.shape[1]:
+                raise IndexError("History.record: more plays than a hand holds; clear() new hands")
+            cards[g, count[g]] = actions[g]
+            seats[g, count[g]] = s.current_player[g]
+            count[g] += 1
+
+
+@njit(cache=True)
+def _settle(s, plays, pending):
+    cards, seats, down, count = plays
+    for g in range(pending.shape[0]):
+        if pending[g]:
+            p = count[g] - 1
+            down[g, p] = (s.played_down[g, seats[g, p]] >> np.uint64(cards[g, p])) & np.uint64(1)
+            pending[g] = False
