@@ -16,6 +16,7 @@ import numpy as np
 
 from spar_env import core
 from spar_env.core import State
+from spar_env.core.bits import unpack_into
 from spar_env.history import History
 from spar_env.observe import ObservationLayout, layout_for, max_hand_points
 from spar_env.rules import Ruleset, make_rules
@@ -122,6 +123,4 @@ class GameBatch:
     def masks(self, games: np.ndarray | None = None) -> np.ndarray:
         """Legal actions of the seat to move, ``bool [G, num_actions]`` (all False once over)."""
         legal = self.state.legal if games is None else self.state.legal[games]
-        as_bytes = legal.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)
-        bits = np.unpackbits(as_bytes, axis=1, count=self.num_actions, bitorder="little")
-        return bits.view(bool)
+        return unpack_into(legal, np.empty((legal.shape[0], self.num_actions), dtype=bool))

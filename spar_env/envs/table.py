@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from spar_env.envs.batch import GameBatch, default_illegal_reward
 from spar_env.envs.opponents import (
@@ -86,6 +87,9 @@ class LearnerTable:
         self._trusted = all(isinstance(p, RandomPolicy) for p in policies)
         self._encoder = Encoder(self.games.layout)
         self._opponent_encoder = Encoder(self.games.layout)
+        self._moving = np.zeros(batch, dtype=bool)  # scratch: the games that move now
+        self._illegal = np.zeros(batch, dtype=bool)  # scratch: the learner's illegal actions
+        self._actions = np.zeros(batch, dtype=np.int64)
 
     @property
     def state(self):
@@ -127,23 +131,16 @@ class LearnerTable:
                 the legal cards.
         """
         actions = np.asarray(actions, dtype=np.int64)
-        self.moves += int((~self.over).sum())
+        live, illegal = self._moving, self._illegal
+        self.moves += _learners_turn(self.state.terminated, self.forfeited, live)
         if self.illegal_action == "raise":
-            live, illegal = None, None
-            rewards = self.games.step(actions, check=True)
-        else:
-            live = ~self.over
-            in_range = (actions >= 0) & (actions < self.games.num_actions)
-            shift = np.where(in_range, actions, 0).astype(np.uint64)
-            legal = in_range & ((self.state.legal >> shift) & np.uint64(1)).astype(bool)
-            illegal = live & ~legal
-            if illegal.any():
-                self.forfeited |= illegal
-                live &= ~illegal
-                actions = np.where(illegal, 0, actions)
+            rewards, forfeits = self.games.step(actions, check=True), 0
+        else:  # an illegal action forfeits the episode instead: that game does not move
+            forfeits = _forfeit_illegal(self.state.legal, actions, live, illegal, self.forfeited)
             rewards = self.games.step(actions, live, check=False)
-        total = rewards[self.games.rows, self.learner]
-        if illegal is not None:
+        total = np.zeros(self.games.batch_size, dtype=np.float32)
+        _credit(rewards, self.learner, live, total)
+        if forfeits:
             total[illegal] = self.illegal_reward
         return total + self._play_opponents()
 
@@ -158,24 +155,28 @@ class LearnerTable:
         return masks
 
     def _play_opponents(self) -> np.ndarray:
-        state, n = self.state, self.games.rules.players
-        rows = self.games.rows
+        state, n, moving = self.state, self.games.rules.players, self._moving
         total = np.zeros(self.games.batch_size, dtype=np.float32)
         while True:
-            moving = ~self.over & (state.current_player != self.learner)
-            if not moving.any():
+            count = _opponents_turn(
+                state.terminated, self.forfeited, state.current_player, self.learner, moving
+            )
+            if count == 0:
                 return total
-            actions = np.zeros(self.games.batch_size, dtype=np.int64)
-            games = np.flatnonzero(moving)
-            seats = state.current_player[games]
-            after_learner = (seats - self.learner[games]) * self.games.rules.sign % n
-            for policy, ks in self._groups:
-                mine = games if len(self._groups) == 1 else games[np.isin(after_learner, ks)]
-                if mine.size:
-                    actions[mine] = self._policy_actions(policy, mine)
+            games = self.games.rows if count == moving.shape[0] else np.flatnonzero(moving)
+            actions = self._actions
+            if len(self._groups) == 1:
+                actions[games] = self._policy_actions(self._groups[0][0], games)
+            else:
+                seats = state.current_player[games]
+                after_learner = (seats - self.learner[games]) * self.games.rules.sign % n
+                for policy, ks in self._groups:
+                    mine = games[np.isin(after_learner, ks)]
+                    if mine.size:
+                        actions[mine] = self._policy_actions(policy, mine)
             rewards = self.games.step(actions, moving, check=not self._trusted)
-            self.moves += games.size
-            total += rewards[rows, self.learner]
+            self.moves += count
+            _credit(rewards, self.learner, moving, total)
 
     def _policy_actions(self, policy: Policy, games: np.ndarray) -> np.ndarray:
         state = self.state
@@ -187,3 +188,47 @@ class LearnerTable:
         obs = self._opponent_encoder.encode(state, state.current_player[games], games)
         mask = self.games.masks(games)
         return np.asarray(policy(obs, mask, self.rng), dtype=np.int64).reshape(games.shape[0])
+
+
+@njit(cache=True)
+def _learners_turn(terminated, forfeited, live):
+    """``live[g]``: game ``g``'s episode goes on (so the learner moves). Returns how many."""
+    count = 0
+    for g in range(live.shape[0]):
+        live[g] = not (terminated[g] or forfeited[g])
+        count += live[g]
+    return count
+
+
+@njit(cache=True)
+def _forfeit_illegal(legal, actions, live, illegal, forfeited):
+    """Live games whose action is illegal (``illegal[g]``) are forfeited and stop moving.
+
+    Returns how many.
+    """
+    count = 0
+    for g in range(live.shape[0]):
+        a = actions[g]
+        illegal[g] = live[g] and not (0 <= a < 64 and (legal[g] >> np.uint64(a)) & np.uint64(1))
+        if illegal[g]:
+            live[g], forfeited[g] = False, True
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _opponents_turn(terminated, forfeited, current_player, learner, moving):
+    """``moving[g]``: an opponent is to move in game ``g``. Returns how many."""
+    count = 0
+    for g in range(moving.shape[0]):
+        moving[g] = not (terminated[g] or forfeited[g]) and current_player[g] != learner[g]
+        count += moving[g]
+    return count
+
+
+@njit(cache=True)
+def _credit(rewards, learner, moved, total):
+    """Add the learner's payoff of this step to ``total`` in the games that moved."""
+    for g in range(moved.shape[0]):
+        if moved[g]:
+            total[g] += rewards[g, learner[g]]
