@@ -140,11 +140,8 @@ class CardAbstraction:
     ) -> np.ndarray:
         """``int64 [G, H]`` the advice feature of each legal card (module docstring)."""
         held, value = self.expert.plan_values(situation, k, trick)
-        match = cards[:, :, None] == held[:, None, :]  # [G, H, K]
-        v = np.where(
-            match.any(axis=2), np.where(match, value[:, None, :], -np.inf).max(axis=2), -np.inf
-        )
-        v = np.where(cards >= 0, v, -np.inf)
+        match = (cards[:, :, None] == held[:, None, :]) & (cards[:, :, None] >= 0)  # [G, H, K]
+        v = np.where(match, value[:, None, :], -np.inf).max(axis=2)  # -inf: an unused slot
         rank = np.minimum((v[:, None, :] > v[:, :, None]).sum(axis=2), 2)
         gap = v.max(axis=1, keepdims=True) - np.where(np.isfinite(v), v, -1e9)
         return rank * (GAPS.shape[0] + 1) + np.searchsorted(GAPS, gap)
