@@ -29,12 +29,16 @@ def _average_profile(solver: ExternalSampling, rows: InfosetRows, sf):
     table = solver.strategy.reshape(-1, rules.num_actions)
     legal = unpack(rows.tree.infoset_legal, rules.num_actions).astype(np.float64)
     total = table.sum(axis=1, keepdims=True)
-    policy = np.where(total > 0, table / np.where(total > 0, total, 1), legal / legal.sum(1)[:, None])
+    policy = np.where(
+        total > 0, table / np.where(total > 0, total, 1), legal / legal.sum(1)[:, None]
+    )
     return sf.from_tree_policy(policy)
 
 
 @pytest.mark.parametrize(("variant", "share"), [("micro", 0.25), ("mini", 0.6)])
-def test_without_abstraction_the_walk_approaches_the_equilibrium(variant: str, share: float) -> None:
+def test_without_abstraction_the_walk_approaches_the_equilibrium(
+    variant: str, share: float
+) -> None:
     """On the exact information sets, NashConv of the average falls as hands are walked."""
     rules = make_rules(variant)
     rows = InfosetRows(rules)
