@@ -12,7 +12,8 @@
   locally.
 - **rollouts**: the PPO rollouts of ``configs/ppo_spar4.toml`` (2,048 games,
   the default opponent mix with one snapshot, and again with ``pimc:worlds=8``
-  instead of ``heuristic``), collected by one and by two Ray actors, and by the local collector in this process (torch on
+  instead of ``heuristic``), collected by one Ray actor, by two sharing
+  those games, and by two with as many games each, and by the local collector in this process (torch on
   ``run.threads`` threads) for comparison: learner decisions per second of
   the rollout alone, after one rollout of warm-up. With them: the bytes of a
   rollout and of the weights, and how many decisions per second the PPO
@@ -108,15 +109,17 @@ def rollout_speeds(count: int, mix: str | None = None) -> dict[str, float]:
     rng = np.random.default_rng(0)
     torch.set_num_threads(config.run.threads)
     local = Collector(rules, config.rollout.games, rng)
-    speeds = {"local": rollouts(local, model, pool, rng, scale, count)[0]}
+    speeds: dict[str, float] = {}
+    speeds["local"], rollout = rollouts(local, model, pool, rng, scale, count)
     ray.init(num_cpus=2, object_store_memory=OBJECT_STORE, include_dashboard=False)
-    try:
-        for workers in (1, 2):
-            ray_config = config.replace(ray=dataclasses.replace(config.ray, workers=workers))
-            collector = RayCollector(ray_config, rules)
-            speeds[f"{workers} worker"], rollout = rollouts(
-                collector, model, pool, rng, scale, count
+    try:  # two workers share the games of one, then each has as many as the one had
+        for name, workers, games in [("1 worker", 1, 1), ("2 worker", 2, 1), ("2 x games", 2, 2)]:
+            ray_config = config.replace(
+                ray=dataclasses.replace(config.ray, workers=workers),
+                rollout=dataclasses.replace(config.rollout, games=games * config.rollout.games),
             )
+            collector = RayCollector(ray_config, rules)
+            speeds[name] = rollouts(collector, model, pool, rng, scale, count)[0]
             collector.close()
     finally:
         ray.shutdown()
@@ -164,7 +167,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--rollouts", type=int, default=6, help="rollouts timed per collector")
     parser.add_argument("--updates", type=int, default=8, help="PPO updates per end-to-end run")
+    parser.add_argument("--part", choices=("all", "bench", "ppo"), default="all")
     args = parser.parse_args()
+    if args.part != "ppo":
+        bench_speeds(args)
+    if args.part != "bench":
+        ppo_speeds(args)
+
+
+def bench_speeds(args: argparse.Namespace) -> None:
     ratios = []
     for r in range(args.rounds):
         one, figures_one = bench(1, args.deals, args.chunk)
@@ -176,14 +187,19 @@ def main() -> None:
               f"(identical figures)", flush=True)  # fmt: skip
     print(f"pimc bench speed-up, 2 workers against 1: {statistics.median(ratios):.2f}x")
     print(f"Ray's cost a bench task: {1000 * task_cost():.2f} ms")
+
+
+def ppo_speeds(args: argparse.Namespace) -> None:
     found = {}
     for name, mix, count in [("default mix", None, args.rollouts),
                              ("pimc in the pool", PIMC_MIX, max(args.rollouts // 2, 1))]:  # fmt: skip
         found[name] = speeds = rollout_speeds(count, mix)
+        one = speeds["1 worker"]
         print(
-            f"PPO rollouts, {name} (learner decisions/s): "
-            + ", ".join(f"{k} {speeds[k]:,.0f}" for k in ("local", "1 worker", "2 worker"))
-            + f"; 2 workers against 1: {speeds['2 worker'] / speeds['1 worker']:.2f}x",
+            f"PPO rollouts, {name} (learner decisions/s): local {speeds['local']:,.0f}, "
+            f"1 worker {one:,.0f}, 2 workers {speeds['2 worker']:,.0f} "
+            f"({speeds['2 worker'] / one:.2f}x), 2 workers with twice the games "
+            f"{speeds['2 x games']:,.0f} ({speeds['2 x games'] / one:.2f}x)",
             flush=True,
         )
     speeds = found["default mix"]
