@@ -176,10 +176,9 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
         collectors.append(self)
         return collect(self, *args, **kwargs)
 
-    def wait_then_kill(refs, **kwargs):  # the first wait of the warm start's batch + 2nd update
-        collector = collectors[-1]
-        if len(calls) == 3 and not collector.replaced and refs:
-            ray.kill(ray.get_actor(collector.actor_name(0)))
+    def wait_then_kill(refs, **kwargs):  # in the third rollout (warm start, update 1, update 2)
+        if len(calls) == 3 and not collectors[-1].replaced:
+            ray.kill(ray.get_actor(collectors[-1].actor_name(0)))
         return wait(refs, **kwargs)
 
     monkeypatch.setattr(RayCollector, "collect", counted)
