@@ -23,7 +23,7 @@ from agents.base import Situation
 from spar_env.core import EXCHANGE
 from spar_env.core.bits import count_of
 from spar_env.core.kernel import nth_seat_after
-from spar_env.core.tables import FACE_DOWN, KEY_SEATS, NO_CARD, OFF_SUIT, PLAYERS
+from spar_env.core.tables import FACE_DOWN, KEY_SEATS, NO_CARD, OFF_SUIT, PLAYERS, SIGN
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,6 @@ def knowledge(situation: Situation) -> Knowledge:
         in_hand=np.empty((g, n), dtype=bool),
     )
     _know(
-        state.tables.lookup,
         state.compiled,
         (history.cards, history.seats, history.down, history.count),
         situation.games,
@@ -69,18 +68,18 @@ def knowledge(situation: Situation) -> Knowledge:
 
 
 @njit(cache=True)
-def _know(lk, s, plays, games, seats, out, in_hand):
+def _know(s, plays, games, seats, out, in_hand):
     """Fill the arrays of a :class:`Knowledge` (``out`` in its field order, and ``in_hand``)."""
     hand, unseen, played_up, own_down, down_count, hand_sizes, voids = out
-    n = lk.code[PLAYERS]
+    n = s.code[PLAYERS]
     for i in range(games.shape[0]):
         g, me = games[i], seats[i]
         deck = np.uint64(0)
         for c in s.deck[g]:
-            deck |= lk.card_bit[c]
+            deck |= s.card_bit[c]
         seen = s.hands[g, me] | s.played_down[g, me] | s.discarded[g, me]
         if s.revealed[g] >= 0:
-            seen |= lk.card_bit[s.revealed[g]]
+            seen |= s.card_bit[s.revealed[g]]
         for seat in range(n):
             up = (s.held[g, seat] ^ s.hands[g, seat]) & ~s.played_down[g, seat]
             played_up[i, seat] = up
@@ -91,11 +90,11 @@ def _know(lk, s, plays, games, seats, out, in_hand):
         hand[i] = s.hands[g, me]
         own_down[i] = s.played_down[g, me]
         unseen[i] = deck & ~seen
-        _revealed_voids(lk, s.active[g], plays, g, voids[i])
+        _revealed_voids(s, s.active[g], plays, g, voids[i])
 
 
 @njit(cache=True)
-def _revealed_voids(lk, active, plays, g, voids):
+def _revealed_voids(s, active, plays, g, voids):
     """Suits each seat has shown it lacks (bit sets, OR-ed into ``voids [N]``).
 
     A play fails to follow when it is face up and of another suit than the
@@ -103,10 +102,10 @@ def _revealed_voids(lk, active, plays, g, voids):
     """
     cards, seats, down, count = plays
     n_in = count_of(np.uint64(active))
-    off_suit = lk.code[FACE_DOWN] == OFF_SUIT
+    off_suit = s.code[FACE_DOWN] == OFF_SUIT
     for p in range(count[g]):
-        led_suit = lk.card_suit[cards[g, (p // n_in) * n_in]]
-        failed = (not down[g, p] and lk.card_suit[cards[g, p]] != led_suit) or (
+        led_suit = s.card_suit[cards[g, (p // n_in) * n_in]]
+        failed = (not down[g, p] and s.card_suit[cards[g, p]] != led_suit) or (
             off_suit and down[g, p]
         )
         if failed:
@@ -141,7 +140,6 @@ def trick_view(situation: Situation) -> TrickView:
         to_play=np.zeros((g, state.num_players), dtype=bool),
     )
     _view_tricks(
-        state.tables.lookup,
         state.compiled,
         situation.games,
         situation.seats,
@@ -153,9 +151,10 @@ def trick_view(situation: Situation) -> TrickView:
 
 
 @njit(cache=True)
-def _view_tricks(lk, s, games, seats, ranks, out, to_play):
+def _view_tricks(s, games, seats, ranks, out, to_play):
     """Fill the arrays of a :class:`TrickView` (``out``: trick, led_suit, best_card, best_seat)."""
     trick, led_suit, best_card, best_seat = out
+    n = s.code[PLAYERS]
     for i in range(games.shape[0]):
         g = games[i]
         trick[i], led_suit[i] = s.trick[g], s.led_suit[g]
@@ -167,7 +166,7 @@ def _view_tricks(lk, s, games, seats, ranks, out, to_play):
             best_seat[i], best_card[i] = -1, NO_CARD
         left = count_of(np.uint64(s.active[g])) - s.pos[g] - 1  # seats after the decider
         for k in range(left):
-            to_play[i, nth_seat_after(lk, s.active[g], seats[i], k)] = True
+            to_play[i, nth_seat_after(n, s.code[SIGN], s.active[g], seats[i], k)] = True
 
 
 @dataclass(frozen=True)

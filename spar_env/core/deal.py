@@ -174,7 +174,7 @@ def deal(
     if isinstance(active, int | np.integer):
         active = np.full(count, active, dtype=np.int64)
     active = np.ascontiguousarray(active, dtype=np.int64).reshape(count)
-    bad = deal_games(t.lookup, state.compiled, rows, decks, dealers, active, new_session)
+    bad = deal_games(state.compiled, rows, decks, dealers, active, new_session)
     if bad >= 0 and not 0 <= dealers[bad] < n:
         raise ValueError(f"dealers must be seats 0..{n - 1}; got {dealers[bad]}")
     if bad >= 0:

@@ -16,20 +16,20 @@ batch makes one pass over its games instead of one pass per array operation.
   strong hand may only keep, so the turn order does not tell whose hand is
   weak. An exchange sets the hand aside face down and takes H cards from the
   top of the stock.
-- **Play** (:func:`_play`): follow suit if you can, else any card. One key
+- **Play** (in :func:`step_games`): follow suit if you can, else any card. One key
   ``KEY_SEATS * strength + seat + 1`` orders a trick's cards (off-suit cards
   score 0 and never win) and names the seat winning so far. Face down:
   off-suit cards (``off_suit``) or cards that do not take the lead
   (``non_winning``).
 - **The stock reveal** (:func:`_reveal_if_due`): at the start of trick H-1
   the stock's bottom card is turned up, if the option is on.
-- **Scoring** (:func:`_hand_points`): W won the last trick. Walk back from
+- **Scoring** (:func:`_end_hand`): W won the last trick. Walk back from
   the last trick over at most ``rules.chain`` tricks while W won each with a
   scoring rank; the hand scores the sum of their points, or 1 if the last
   trick was not won with a scoring rank. Under ``last_two: bonus`` a run over
   the whole chain adds the last trick's points again (6+3 = 9 for two sixes).
   Payoffs are stakes (every seat in pays the winner) or points.
-- **The session** (:func:`_update_session`): ``target:T``, ``hands:K``,
+- **The session** (:func:`_end_hand` too): ``target:T``, ``hands:K``,
   ``stones:K`` (take stones from the pool; once it is empty, most stones
   wins, and tied seats play tie-break hands) or ``one_hand``.
 
@@ -49,7 +49,6 @@ from numba import njit
 from spar_env.core.bits import bit_of, count_of, lowest_of
 from spar_env.core.state import EXCHANGE, OVER, PLAY
 from spar_env.core.tables import (
-    ALL_ACTIVE,
     BONUS,
     CHAIN,
     DECK,
@@ -78,50 +77,89 @@ from spar_env.core.tables import (
 
 
 @njit(cache=True)
-def step_games(lk, s, actions, moving, everyone, check):
+def step_games(s, actions, moving, everyone, check):
     """Apply ``actions`` in the live games (in place). Returns -1, or the first bad game.
 
     ``moving`` is read only when ``everyone`` is false. Before any game moves,
     every action must be an action id, and with ``check`` a legal one.
+
+    A card play is written out here rather than in a function of its own: a
+    call that passes arrays costs more than the play itself (reference counts),
+    so only the rarer events (a hand's end, an exchange decision) are calls.
     """
     s.rewards.fill(0)
-    b = actions.shape[0]
+    b, n, num_actions = actions.shape[0], s.code[PLAYERS], s.card_bit.shape[0]
     for g in range(b):  # every action is a valid index, even unchecked ones
-        if _moves(s, g, moving, everyone) and not _is_legal(s, lk, g, actions[g], check):
+        a = actions[g]
+        bad = not 0 <= a < num_actions or (check and (s.legal[g] & s.card_bit[a]) == 0)
+        if bad and not s.terminated[g] and (everyone or moving[g]):
             return g
+    face_down, sit_out = s.code[FACE_DOWN], s.code[SIT_OUT]
     for g in range(b):
-        if not _moves(s, g, moving, everyone):
+        if s.terminated[g] or not (everyone or moving[g]):
             continue
-        if lk.code[EXCHANGE_ON] and s.phase[g] == EXCHANGE:
-            _exchange(s, lk, g, actions[g])
+        a = actions[g]
+        if s.code[EXCHANGE_ON] and s.phase[g] == EXCHANGE:
+            _exchange(s, g, a)
+            continue
+        # Seat current_player plays card a.
+        seat = s.current_player[g]
+        bit = s.card_bit[a]
+        s.hands[g, seat] ^= bit
+        suit = s.card_suit[a]
+        old_best = s.best[g]
+        if s.pos[g] == 0:
+            s.led_suit[g] = suit
+            follows = True
         else:
-            _play(s, lk, g, actions[g])
+            follows = suit == s.led_suit[g]
+        key = s.card_key[a] + seat if follows else 0  # off-suit cards never win
+        if face_down and (not follows if face_down == OFF_SUIT else key <= old_best):
+            s.played_down[g, seat] |= bit
+            s.down_count[g, seat] += 1
+        s.best[g] = max(old_best, key)
+        s.pos[g] += 1
+        seats = s.active[g]
+        s.current_player[g] = nth_seat_after(n, s.code[SIGN], seats, seat, 0)
+        if s.pos[g] == (count_of(np.uint64(seats)) if sit_out else n):
+            # The trick is complete: its winner leads the next one.
+            winner = (s.best[g] - 1) % KEY_SEATS
+            trick = s.trick[g]
+            s.trick_winner[g, trick] = winner
+            s.trick_card[g, trick] = lowest_of(s.trick_start[g, winner] ^ s.hands[g, winner])
+            s.trick[g] = trick + 1
+            s.pos[g] = 0
+            s.leader[g] = winner
+            s.current_player[g] = winner
+            s.led_suit[g] = -1
+            s.best[g] = 0
+            for other in range(n):
+                s.trick_start[g, other] = s.hands[g, other]
+                s.trick_start_down[g, other] = s.played_down[g, other]
+            if s.code[REVEAL]:
+                _reveal_if_due(s, g)
+            if trick + 1 == s.code[HAND]:
+                _end_hand(s, g)
+        if not s.terminated[g]:  # follow suit if you can, else any card
+            hand = s.hands[g, s.current_player[g]]
+            follow = hand & s.suit_bits[s.led_suit[g]]
+            s.legal[g] = follow if follow else hand
     return -1
 
 
 @njit(cache=True)
-def _moves(s, g, moving, everyone):
-    return not s.terminated[g] and (everyone or moving[g])
-
-
-@njit(cache=True)
-def _is_legal(s, lk, g, a, check):
-    return 0 <= a < lk.card_bit.shape[0] and (not check or (s.legal[g] & lk.card_bit[a]) != 0)
-
-
-@njit(cache=True)
-def deal_games(lk, s, rows, decks, dealers, active, new_session):
+def deal_games(s, rows, decks, dealers, active, new_session):
     """Deal ``decks[i]`` in game ``rows[i]`` (dealer ``dealers[i]``, seats ``active[i]``).
 
     Returns -1, or the first ``i`` whose dealer is no seat or whose deck holds a card id
     off the grid (nothing dealt then).
     """
-    n, h = lk.code[PLAYERS], lk.code[HAND]
+    n, h = s.code[PLAYERS], s.code[HAND]
     for i in range(rows.shape[0]):
         if not 0 <= dealers[i] < n:
             return i
         for j in range(decks.shape[1]):
-            if not 0 <= decks[i, j] < lk.card_suit.shape[0]:
+            if not 0 <= decks[i, j] < s.card_suit.shape[0]:
                 return i
     for i in range(rows.shape[0]):
         g = rows[i]
@@ -129,7 +167,7 @@ def deal_games(lk, s, rows, decks, dealers, active, new_session):
             for seat in range(n):
                 s.scores[g, seat] = 0
                 s.stones[g, seat] = 0
-            s.pool[g] = lk.code[END_VALUE] if lk.code[END] == END_STONES else 0
+            s.pool[g] = s.code[END_VALUE] if s.code[END] == END_STONES else 0
             s.hands_played[g] = 0
             s.session_over[g] = False
             s.session_winner[g] = -1
@@ -143,10 +181,10 @@ def deal_games(lk, s, rows, decks, dealers, active, new_session):
         for seat in range(n):
             s.hands[g, seat] = 0
         for k in range(m):
-            seat = nth_seat_after(lk, seats, dealer, k)
+            seat = nth_seat_after(n, s.code[SIGN], seats, dealer, k)
             hand = np.uint64(0)
             for j in range(h):
-                hand |= lk.card_bit[decks[i, lk.deal_at[m, k, j]]]
+                hand |= s.card_bit[decks[i, s.deal_at[m, k, j]]]
             s.hands[g, seat] = hand
         for seat in range(n):
             s.dealt[g, seat] = s.hands[g, seat]
@@ -161,7 +199,7 @@ def deal_games(lk, s, rows, decks, dealers, active, new_session):
         for trick in range(h):
             s.trick_winner[g, trick] = -1
             s.trick_card[g, trick] = NO_CARD
-        leader = nth_seat_after(lk, seats, dealer, 0)
+        leader = nth_seat_after(n, s.code[SIGN], seats, dealer, 0)
         s.exchange_turn[g] = 0
         s.revealed[g] = NO_CARD
         s.trick[g] = 0
@@ -173,25 +211,29 @@ def deal_games(lk, s, rows, decks, dealers, active, new_session):
         s.points[g] = 0
         s.terminated[g] = False
         s.current_player[g] = leader
-        if lk.code[EXCHANGE_ON]:
+        if s.code[EXCHANGE_ON]:
             s.phase[g] = EXCHANGE
-            _ask_next(s, lk, g)
+            _ask_next(s, g)
         else:
             s.phase[g] = PLAY
             s.legal[g] = s.hands[g, leader]
-            _reveal_if_due(s, lk, g)
+            if s.code[REVEAL]:
+                _reveal_if_due(s, g)
     return -1
 
 
 @njit(cache=True, inline="always")
-def nth_seat_after(lk, active, seat, k):
-    """The ``k``-th seat of ``active`` after ``seat``, -1 if none (``tables.nth_after`` of one game)."""
-    n = lk.code[PLAYERS]
-    if active == lk.code[ALL_ACTIVE]:
-        return lk.order[seat, k] if k < n else -1
+def nth_seat_after(n, sign, active, seat, k):
+    """The ``k``-th seat of ``active`` after ``seat`` in play direction ``sign``, -1 if none.
+
+    ``seat`` itself counts last (``tables.nth_after`` of one game). Scalars only,
+    so that it costs nothing in the callers' loops.
+    """
+    if active == (1 << n) - 1:
+        return (seat + sign * (k + 1)) % n if k < n else -1
     count = 0
     for j in range(1, n + 1):
-        cand = (seat + lk.code[SIGN] * j) % n
+        cand = (seat + sign * j) % n
         if (active >> cand) & 1:
             count += 1
             if count == k + 1:
@@ -200,31 +242,31 @@ def nth_seat_after(lk, active, seat, k):
 
 
 @njit(cache=True)
-def _ask_next(s, lk, g):
+def _ask_next(s, g):
     """Ask the next seat whether to exchange, or start trick 1 when nobody is left to ask."""
-    h = lk.code[HAND]
+    h = s.code[HAND]
     turn, seats = s.exchange_turn[g], s.active[g]
-    if lk.code[DECK] - s.stock_top[g] >= h and turn < count_of(np.uint64(seats)):
-        seat = nth_seat_after(lk, seats, s.dealer[g], turn)
+    if s.code[DECK] - s.stock_top[g] >= h and turn < count_of(np.uint64(seats)):
+        seat = nth_seat_after(s.code[PLAYERS], s.code[SIGN], seats, s.dealer[g], turn)
         s.current_player[g] = seat
-        weak = (s.hands[g, seat] & np.uint64(lk.code[HIGH])) == 0
-        s.legal[g] = bit_of(lk.code[KEEP]) | (bit_of(lk.code[SWAP]) if weak else np.uint64(0))
+        weak = (s.hands[g, seat] & np.uint64(s.code[HIGH])) == 0
+        s.legal[g] = bit_of(s.code[KEEP]) | (bit_of(s.code[SWAP]) if weak else np.uint64(0))
         return
     s.phase[g] = PLAY
     leader = s.leader[g]
     s.current_player[g] = leader
     s.legal[g] = s.hands[g, leader]
-    _reveal_if_due(s, lk, g)
+    _reveal_if_due(s, g)
 
 
 @njit(cache=True)
-def _exchange(s, lk, g, a):
+def _exchange(s, g, a):
     """KEEP or EXCHANGE for the seat asked in game ``g``, then ask the next one."""
-    if a == lk.code[SWAP]:
-        h, seat, top = lk.code[HAND], s.current_player[g], s.stock_top[g]
+    if a == s.code[SWAP]:
+        h, seat, top = s.code[HAND], s.current_player[g], s.stock_top[g]
         hand = np.uint64(0)
         for j in range(h):
-            hand |= lk.card_bit[s.deck[g, top + j]]
+            hand |= s.card_bit[s.deck[g, top + j]]
         s.discarded[g, seat] = s.hands[g, seat]
         s.hands[g, seat] = hand
         s.exchanged[g, seat] = True
@@ -233,99 +275,34 @@ def _exchange(s, lk, g, a):
         s.trick_start[g, seat] = hand
         s.stock_top[g] = top + h
     s.exchange_turn[g] += 1
-    _ask_next(s, lk, g)
+    _ask_next(s, g)
 
 
 @njit(cache=True)
-def _play(s, lk, g, a):
-    """Seat ``current_player`` plays card ``a`` in game ``g``."""
-    seat = s.current_player[g]
-    bit = lk.card_bit[a]
-    s.hands[g, seat] ^= bit
-    suit = lk.card_suit[a]
-    old_best = s.best[g]
-    if s.pos[g] == 0:
-        s.led_suit[g] = suit
-        follows = True
-    else:
-        follows = suit == s.led_suit[g]
-    key = lk.card_key[a] + seat if follows else 0
-    face_down = lk.code[FACE_DOWN]
-    if face_down:
-        down = not follows if face_down == OFF_SUIT else key <= old_best
-        if down:
-            s.played_down[g, seat] |= bit
-            s.down_count[g, seat] += 1
-    s.best[g] = max(old_best, key)
-    s.pos[g] += 1
-    seats = s.active[g]
-    if lk.code[SIT_OUT]:  # tie-break hands may leave seats out
-        s.current_player[g] = nth_seat_after(lk, seats, seat, 0)
-        n_in = count_of(np.uint64(seats))
-    else:
-        s.current_player[g] = lk.order[seat, 0]
-        n_in = lk.code[PLAYERS]
-    if s.pos[g] == n_in:
-        _end_trick(s, lk, g)
-    if not s.terminated[g]:
-        hand = s.hands[g, s.current_player[g]]
-        follow = hand & lk.suit_bits[s.led_suit[g]]
-        s.legal[g] = follow if follow else hand
-
-
-@njit(cache=True)
-def _end_trick(s, lk, g):
-    """Close the trick just completed in game ``g``; score the hand after the last one."""
-    n, h = lk.code[PLAYERS], lk.code[HAND]
-    winner = (s.best[g] - 1) % KEY_SEATS
-    trick = s.trick[g]
-    s.trick_winner[g, trick] = winner
-    s.trick_card[g, trick] = lowest_of(s.trick_start[g, winner] ^ s.hands[g, winner])
-    s.trick[g] = trick + 1
-    s.pos[g] = 0
-    s.leader[g] = winner
-    s.current_player[g] = winner
-    s.led_suit[g] = -1
-    s.best[g] = 0
-    for seat in range(n):
-        s.trick_start[g, seat] = s.hands[g, seat]
-        s.trick_start_down[g, seat] = s.played_down[g, seat]
-    _reveal_if_due(s, lk, g)
-    if trick + 1 == h:
-        _end_hand(s, lk, g)
-
-
-@njit(cache=True)
-def _reveal_if_due(s, lk, g):
+def _reveal_if_due(s, g):
     """Turn up the stock's bottom card when game ``g`` starts trick H-1 (if the option is on)."""
-    if lk.code[REVEAL] and s.trick[g] == lk.code[HAND] - 2:
+    if s.code[REVEAL] and s.trick[g] == s.code[HAND] - 2:
         size = s.deck.shape[1]
         s.revealed[g] = s.deck[g, size - 1] if s.stock_top[g] < size else NO_CARD
 
 
 @njit(cache=True)
-def _hand_points(s, lk, g):
-    """``(winner, points)`` of the finished hand of game ``g``."""
-    h = lk.code[HAND]
+def _end_hand(s, g):
+    """Score the hand that just ended in game ``g``, pay the rewards, update the session."""
+    h = s.code[HAND]
     w = np.int64(s.trick_winner[g, h - 1])
-    total, run = 0, True
-    for k in range(lk.code[CHAIN]):
-        pts = lk.card_points[s.trick_card[g, h - 1 - k]]
+    total, run = 0, True  # the points of W's run of final tricks won with scoring ranks
+    for k in range(s.code[CHAIN]):
+        pts = s.card_points[s.trick_card[g, h - 1 - k]]
         run = run and s.trick_winner[g, h - 1 - k] == w and pts > 0
         if run:
             total += pts
-    if lk.code[BONUS] and run:
-        total += lk.card_points[s.trick_card[g, h - 1]]
-    return w, total if total > 0 else 1
-
-
-@njit(cache=True)
-def _end_hand(s, lk, g):
-    """Score the hand that just ended in game ``g``, pay the rewards, update the session."""
-    w, pts = _hand_points(s, lk, g)
+    if s.code[BONUS] and run:
+        total += s.card_points[s.trick_card[g, h - 1]]
+    pts = total if total > 0 else 1
     seats = s.active[g]
-    if lk.code[STAKES]:
-        for seat in range(lk.code[PLAYERS]):
+    if s.code[STAKES]:
+        for seat in range(s.code[PLAYERS]):
             if (seats >> seat) & 1:
                 s.rewards[g, seat] = -pts
         s.rewards[g, w] = pts * (count_of(np.uint64(seats)) - 1)
@@ -337,19 +314,8 @@ def _end_hand(s, lk, g):
     s.terminated[g] = True
     s.current_player[g] = -1
     s.legal[g] = 0
-    _update_session(s, lk, g, w, pts)
-
-
-@njit(cache=True)
-def _unique_top(values):
-    """``(argmax, whether the maximum is held by one seat only)``."""
-    top = values.max()
-    return values.argmax(), (values == top).sum() == 1
-
-
-@njit(cache=True)
-def _update_session(s, lk, g, w, pts):
-    kind, value = lk.code[END], lk.code[END_VALUE]
+    # The session: its score, and whether it ends (and who wins it).
+    kind, value = s.code[END], s.code[END_VALUE]
     s.scores[g, w] += pts
     s.hands_played[g] += 1
     if kind == END_OPEN:
@@ -372,3 +338,10 @@ def _update_session(s, lk, g, w, pts):
         champion = w if tie_break else best
     s.session_over[g] = over
     s.session_winner[g] = champion if over else -1
+
+
+@njit(cache=True)
+def _unique_top(values):
+    """``(argmax, whether the maximum is held by one seat only)``."""
+    top = values.max()
+    return values.argmax(), (values == top).sum() == 1

@@ -54,7 +54,7 @@ def step(
         moving, everyone = np.ascontiguousarray(moving, dtype=bool), False
         if moving.shape != (b,):
             raise ValueError(f"moving must have shape ({b},); got {moving.shape}")
-    bad = step_games(state.tables.lookup, state.compiled, actions, moving, everyone, check)
+    bad = step_games(state.compiled, actions, moving, everyone, check)
     if bad >= 0:
         _refuse(state, bad, int(actions[bad]))
     return state.rewards

@@ -16,10 +16,11 @@ from operator import attrgetter
 
 import numpy as np
 from numba import njit
+from numba.core import types
 from numba.experimental import structref
 
 from spar_env.core.bits import lowest_bit_index
-from spar_env.core.tables import KEY_SEATS, NO_CARD, ArraysOf, Tables
+from spar_env.core.tables import KEY_SEATS, LOOKUP_FIELDS, NO_CARD, Tables
 
 # Phases of a hand.
 EXCHANGE = 0  # weak-hand exchange decisions before trick 1
@@ -133,13 +134,14 @@ class State:
 
     @property
     def compiled(self) -> Arrays:
-        """The same arrays (not copies) as one object for the compiled kernels.
+        """The same arrays (not copies), and the tables' lookup arrays, as one object for the
+        compiled kernels (fields by name: ``s.hands``, ``s.card_bit``, ...).
 
         Built once per state; replacing a field (``state.hands = ...``) builds it afresh.
         """
         view = self.__dict__.get("_compiled")
         if view is None:
-            view = self.__dict__["_compiled"] = _pack(*self.arrays())
+            view = self.__dict__["_compiled"] = _pack(*self.arrays(), *self.tables.lookup)
         return view
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -160,19 +162,21 @@ _get_arrays = attrgetter(*FIELDS)
 
 
 @structref.register
-class ArraysType(ArraysOf):
-    pass
+class ArraysType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
 class Arrays(structref.StructRefProxy):
-    """A state's arrays by field name, for compiled kernels: ``state.compiled``.
+    """A state's arrays and its tables' lookup arrays by name, for compiled kernels:
+    ``state.compiled``.
 
     Passed to a kernel as one pointer, so calls stay cheap (a batch of one
     game is stepped thousands of times a second) and so does compiling.
     """
 
 
-structref.define_proxy(Arrays, ArraysType, FIELDS)
+structref.define_proxy(Arrays, ArraysType, FIELDS + LOOKUP_FIELDS)
 
 
 @njit(cache=True)

@@ -13,15 +13,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
-from numba.core import types
-from numba.experimental import structref
 
 from spar_env.rules import Ruleset
 
 NO_CARD = -1  # empty slot in an int8 card array
 
-# The ruleset's numbers for the compiled kernels: indices into Lookup.code (int64).
+# The ruleset's numbers for the compiled kernels: indices into the lookup's code (int64).
 (PLAYERS, HAND, SIGN, FACE_DOWN, SIT_OUT, REVEAL, EXCHANGE_ON, KEEP, SWAP, CHAIN, BONUS,
  STAKES, END, END_VALUE, ALL_ACTIVE, HIGH, DECK) = range(17)  # fmt: skip
 FACE_DOWN_CODES = {"none": 0, "off_suit": 1, "non_winning": 2}
@@ -30,36 +27,11 @@ END_CODES = {"open": 0, "one_hand": 1, "target": 2, "hands": 3, "stones": 4}
 END_OPEN, END_ONE_HAND, END_TARGET, END_HANDS, END_STONES = range(5)
 
 
-class ArraysOf(types.StructRef):
-    """A Numba struct of named arrays: what a Python object hands to compiled kernels."""
-
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(t)) for name, t in fields)
-
-
-@structref.register
-class LookupType(ArraysOf):
-    pass
-
-
-class Lookup(structref.StructRefProxy):
-    """The tables as the compiled kernels read them (one object, cheap to pass). Fields:
-
-    - ``code``: int64 [17] the ruleset's numbers, indexed by PLAYERS, HAND, ...
-    - ``card_bit``, ``card_suit``, ``card_key``, ``card_points``, ``suit_bits``,
-      ``order``: as in :class:`Tables`;
-    - ``deal_at``: int64 [N + 1, N, H], ``deal_positions[m]`` in rows ``[m, :m]``.
-    """
-
-
+# The arrays of Tables.lookup, in order: compiled kernels read them by these names.
 LOOKUP_FIELDS = ("code", "card_bit", "card_suit", "card_key", "card_points", "suit_bits")
 LOOKUP_FIELDS += ("order", "deal_at")
-structref.define_proxy(Lookup, LookupType, LOOKUP_FIELDS)
 
 
-@njit(cache=True)
-def _pack_lookup(*arrays):
-    return Lookup(*arrays)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +54,10 @@ class Tables:
     turn_of_seat: np.ndarray  # int64 [N dealer, N seat] k: seat is the k-th after the dealer
     all_active: int  # bit set with every seat
     sit_out: bool  # seats may sit a hand out (tie-break hands of a stones session)
-    lookup: Lookup  # the same tables for the compiled kernels
+    # The arrays the compiled kernels read besides the state's (LOOKUP_FIELDS): code, int64 [17]
+    # the ruleset's numbers (indexed by PLAYERS, HAND, ...); card_bit ... order as above;
+    # deal_at, int64 [N + 1, N, H]: deal_positions[m] in rows [m, :m].
+    lookup: tuple[np.ndarray, ...]
 
     def __reduce__(self):
         return tables_for, (self.rules,)  # pickled as its ruleset: the tables are rebuilt
@@ -193,5 +168,5 @@ def tables_for(rules: Ruleset) -> Tables:
         turn_of_seat=(rules.sign * (np.arange(n)[None, :] - np.arange(n)[:, None]) - 1) % n,
         all_active=(1 << n) - 1,
         sit_out=rules.end_kind == "stones",
-        lookup=_pack_lookup(code, card_bit, card_suit, card_key, points, suit_bits, order, deal_at),
+        lookup=(code, card_bit, card_suit, card_key, points, suit_bits, order, deal_at),
     )

@@ -106,7 +106,7 @@ class GameBatch:
             ValueError: on an illegal action when ``check`` is on (from the core).
         """
         state = self.state
-        before = state.terminated.copy()
+        before = state.terminated.copy() if self.episode == "session" else None
         if self.history is not None:
             self.history.record(state, actions, games)
         rewards = core.step(state, actions, moving=games, check=check).copy()
