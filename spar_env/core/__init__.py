@@ -1,4 +1,4 @@
-"""The vectorised NumPy rules core: a batch of games as arrays, moved by pure-ish functions.
+"""The rules core: a batch of games as NumPy arrays, moved by pure-ish functions.
 
     state = reset(rules, batch, rng)          # deal the first hand of each session
     rewards = step(state, actions)            # in place; rewards float32 [B, N]
@@ -7,7 +7,10 @@
 
 Games in a batch may finish at different times: a finished game keeps its
 final state (``terminated``) and ignores its actions until the caller deals it
-a new hand or session. This layer imports NumPy only.
+a new hand or session. The rules themselves are compiled loops over the
+games (Numba, :mod:`spar_env.core.kernel`), so a batch of one game is as
+cheap to step as its arithmetic, and a large batch takes one pass per step.
+This layer imports NumPy and Numba only.
 """
 
 from spar_env.core.bits import random_member, unpack
