@@ -90,31 +90,19 @@ def gym_steps_per_second(opponents: str, seconds: float) -> float:
 
 def aec_over_leduc(seconds: float) -> float:
     """Steps/s of ``spar_env.env()`` over ``leduc_holdem_v4.env()``'s, median of paired rounds."""
+    from env_speed import aec_steps_per_second  # the loop of benchmarks/env_speed.py
     from pettingzoo.classic import leduc_holdem_v4
 
     import spar_env
 
     rng = np.random.default_rng(0)
-
-    def rate(aec, duration: float) -> float:
-        steps, start = 0, time.perf_counter()
-        aec.reset(seed=int(rng.integers(1 << 30)))
-        while time.perf_counter() - start < duration:
-            for _agent in aec.agent_iter():
-                obs, _reward, terminated, truncated, _info = aec.last()
-                if terminated or truncated:
-                    action = None
-                else:
-                    action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                aec.step(action)
-                steps += 1
-            aec.reset()
-        return steps / (time.perf_counter() - start)
-
     ours, leduc = spar_env.env(), leduc_holdem_v4.env()
-    rate(ours, 0.3), rate(leduc, 0.3)  # warm-up
-    rounds = 5
-    ratios = [rate(ours, seconds / 10) / rate(leduc, seconds / 10) for _ in range(rounds)]
+    aec_steps_per_second(ours, 0.3, rng), aec_steps_per_second(leduc, 0.3, rng)  # warm-up
+    ratios = [
+        aec_steps_per_second(ours, seconds / 10, rng)
+        / aec_steps_per_second(leduc, seconds / 10, rng)
+        for _ in range(5)
+    ]
     return statistics.median(ratios)
 
 
