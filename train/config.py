@@ -308,6 +308,14 @@ def _require(ok: bool, key: str, what: str, value: Any) -> None:
         raise ConfigError(f"{key}: must be {what}; got {value!r}")
 
 
+def _require_spec(key: str, spec: str, alternative: str = "") -> None:
+    """A registered agent spec at ``key``, or a :class:`ConfigError` listing the agents."""
+    from agents.registry import AGENTS, parse_spec
+
+    names = ", ".join(sorted(AGENTS))
+    _require(parse_spec(spec)[0] in AGENTS, key, f"an agent spec ({names}){alternative}", spec)
+
+
 def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
     import agents.builtin  # noqa: F401  (registers the built-in agents)
@@ -383,20 +391,10 @@ def check(c: Config) -> None:
     _require(e.pimc_every >= 0, "eval.pimc_every", "0 (never) or more", e.pimc_every)
     _require(e.pimc_deals >= 2, "eval.pimc_deals", "at least 2", e.pimc_deals)
     for i, spec in enumerate(e.opponents):
-        _require(
-            parse_spec(spec)[0] in AGENTS,
-            f"eval.opponents[{i}]",
-            f"an agent spec ({', '.join(sorted(AGENTS))})",
-            spec,
-        )
+        _require_spec(f"eval.opponents[{i}]", spec)
     w = c.warmstart
     if w.imitate:
-        _require(
-            parse_spec(w.imitate)[0] in AGENTS,
-            "warmstart.imitate",
-            f"an agent spec ({', '.join(sorted(AGENTS))}) or empty",
-            w.imitate,
-        )
+        _require_spec("warmstart.imitate", w.imitate, " or empty")
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
@@ -424,7 +422,6 @@ def _check_ray(c: Config) -> None:
 
 def _check_mccfr(c: Config) -> None:
     from agents.cfr.abstraction import card_abstraction
-    from agents.registry import AGENTS, parse_spec
     from spar_env.rules import make_rules
 
     try:
@@ -436,23 +433,13 @@ def _check_mccfr(c: Config) -> None:
         _require(getattr(m, name) >= 1, f"mccfr.{name}", "at least 1", getattr(m, name))
     _require(0 <= m.model_share < 1, "mccfr.model_share", "in [0, 1)", m.model_share)
     if m.model:
-        _require(
-            parse_spec(m.model)[0] in AGENTS,
-            "mccfr.model",
-            f"an agent spec ({', '.join(sorted(AGENTS))}) or empty",
-            m.model,
-        )
+        _require_spec("mccfr.model", m.model, " or empty")
     else:
         _require(m.model_share == 0, "mccfr.model_share", "0 without a model", m.model_share)
     _require(m.eval_deals >= 2, "mccfr.eval_deals", "at least 2 (for an interval)", m.eval_deals)
     _require(m.eval_seed >= 0, "mccfr.eval_seed", "a non-negative integer", m.eval_seed)
     for i, spec in enumerate(m.eval_opponents):
-        _require(
-            parse_spec(spec)[0] in AGENTS,
-            f"mccfr.eval_opponents[{i}]",
-            f"an agent spec ({', '.join(sorted(AGENTS))})",
-            spec,
-        )
+        _require_spec(f"mccfr.eval_opponents[{i}]", spec)
 
 
 def _check_solver(c: Config) -> None:
