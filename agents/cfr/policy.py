@@ -91,11 +91,34 @@ class CFRPolicy:
             "sha256": self._checksum(),
             **self.info,
         }
-        blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_output(path, "wb") as f:
-            np.savez(f, keys=self.keys, probs=self.probs, meta=blob)
-        return path
+        return write_npz(path, meta, keys=self.keys, probs=self.probs)
+
+
+def write_npz(path: Path, meta: dict[str, Any], **arrays: np.ndarray) -> Path:
+    """Arrays plus a JSON header (array ``meta``), written atomically: a policy file."""
+    blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(path, "wb") as f:
+        np.savez(f, meta=blob, **arrays)
+    return path
+
+
+def read_npz(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and JSON header of a file of :func:`write_npz`, without unpickling anything.
+
+    Raises:
+        ValueError: the file is unreadable (truncated or altered) or has no header.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "meta" not in data.files:
+                raise ValueError(f"{path}: not a CFR policy file (arrays {sorted(data.files)})")
+            arrays = {k: data[k] for k in data.files if k != "meta"}
+            return arrays, json.loads(bytes(data["meta"]).decode())
+    except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"{path}: unreadable CFR policy file (truncated or altered?): {err}"
+        ) from err
 
 
 def load_policy(path: str | os.PathLike, rules: Ruleset | None = None) -> CFRPolicy:
@@ -109,16 +132,10 @@ def load_policy(path: str | os.PathLike, rules: Ruleset | None = None) -> CFRPol
         ValueError: the file is truncated, altered, not a policy file, or for
             another ruleset.
     """
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {"keys", "probs", "meta"}:
-                raise ValueError(f"{path}: not a CFR policy file (arrays {sorted(data.files)})")
-            keys, probs = data["keys"], data["probs"]
-            meta = json.loads(bytes(data["meta"]).decode())
-    except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(
-            f"{path}: unreadable CFR policy file (truncated or altered?): {err}"
-        ) from err
+    arrays, meta = read_npz(path)
+    if set(arrays) != {"keys", "probs"}:
+        raise ValueError(f"{path}: not a CFR policy file (arrays {sorted(arrays)})")
+    keys, probs = arrays["keys"], arrays["probs"]
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
     if rules is not None and (meta["variant"], meta["players"]) != (rules.variant, rules.players):

@@ -19,9 +19,7 @@ array         dtype / shape       meaning
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,7 @@ import numpy as np
 from agents.base import Decision, Situation
 from agents.cfr.abstraction import VERSION, card_abstraction
 from agents.cfr.mccfr import ExternalSampling, regret_matching, sample_slots
-from spar_env.atomic import atomic_output
+from agents.cfr.policy import read_npz, write_npz
 from spar_env.rules import Ruleset, make_rules
 
 FORMAT = "spar-mccfr-tables/1"
@@ -71,11 +69,7 @@ class SampledPolicy:
             "sha256": self._checksum(),
             **self.info,
         }
-        blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_output(path, "wb") as f:
-            np.savez(f, regret=self.regret, strategy=self.strategy, meta=blob)
-        return path
+        return write_npz(path, meta, regret=self.regret, strategy=self.strategy)
 
     def restore(self, solver: ExternalSampling) -> None:
         """Put the saved tables and counts back into a fresh solver of the same rules."""
@@ -94,15 +88,7 @@ class SampledPolicy:
 
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     """The JSON header of a policy file of either kind (``format`` tells which)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if "meta" not in data.files:
-                raise ValueError(f"{path}: not a CFR policy file (arrays {sorted(data.files)})")
-            return json.loads(bytes(data["meta"]).decode())
-    except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(
-            f"{path}: unreadable CFR policy file (truncated or altered?): {err}"
-        ) from err
+    return read_npz(path)[1]
 
 
 def load_sampled(path: str | os.PathLike, rules: Ruleset | None = None) -> SampledPolicy:
@@ -112,7 +98,7 @@ def load_sampled(path: str | os.PathLike, rules: Ruleset | None = None) -> Sampl
         ValueError: the file is truncated, altered, of another format or
             abstraction version, or for another ruleset than ``rules``.
     """
-    meta = read_meta(path)
+    arrays, meta = read_npz(path)
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
     if meta.get("abstraction") != VERSION:
@@ -126,10 +112,9 @@ def load_sampled(path: str | os.PathLike, rules: Ruleset | None = None) -> Sampl
             f"{path}: tables for {meta['variant']} with {meta['players']} players "
             f"and options {meta['options']}, not {rules.variant} with {rules.players}"
         )
-    with np.load(path, allow_pickle=False) as data:
-        if set(data.files) != {"regret", "strategy", "meta"}:
-            raise ValueError(f"{path}: not a sampled-CFR file (arrays {sorted(data.files)})")
-        regret, strategy = data["regret"], data["strategy"]
+    if set(arrays) != {"regret", "strategy"}:
+        raise ValueError(f"{path}: not a sampled-CFR file (arrays {sorted(arrays)})")
+    regret, strategy = arrays["regret"], arrays["strategy"]
     rows = card_abstraction(file_rules).num_rows
     for name, a in (("regret", regret), ("strategy", strategy)):
         if a.dtype != np.float64 or a.shape != (rows,):
