@@ -41,11 +41,11 @@ import torch
 
 from agents.ppo.update import ppo_update
 from spar_env.rules import make_rules
-from train.config import default_config_path, load_config
+from train.config import default_config_path, load_config, rules_of
 from train.distributed.bench import run_tournament_on_ray
 from train.distributed.rollout import RayCollector
 from train.pool import OpponentPool
-from train.ppo import build_model, ppo_settings, reward_scale, rules_of, to_batch, train
+from train.ppo import build_model, ppo_settings, reward_scale, to_batch, train
 from train.rollout import Collector, Rollout
 from train.tournament import run_tournament
 
@@ -148,7 +148,7 @@ def end_to_end(updates: int, on_ray: bool) -> float:
                  "eval.opponents=[]", f"run.checkpoint_every={updates}",
                  'warmstart.imitate=""', f"ray.enabled={'true' if on_ray else 'false'}"]  # fmt: skip
     config = load_config(default_config_path(), overrides)
-    seen: list[dict] = []
+    seen: list = []
     if on_ray:
         ray.init(num_cpus=2, object_store_memory=OBJECT_STORE, include_dashboard=False)
     try:
@@ -157,7 +157,7 @@ def end_to_end(updates: int, on_ray: bool) -> float:
     finally:
         if on_ray:
             ray.shutdown()
-    return statistics.median(f["sps"] for f in seen[1:])
+    return statistics.median(e.figures["decisions_per_second"] for e in seen[1:])
 
 
 def main() -> None:

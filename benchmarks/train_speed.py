@@ -7,7 +7,7 @@ Both learners train on 4-player ``spar`` and count learner decisions per
 second end to end (rollout and update together, TensorBoard's
 ``charts/SPS``):
 
-- **ours**: :func:`train.ppo.train` on ``configs/ppo_spar4.toml`` (its opponent
+- **ours**: :func:`train.run` on ``configs/ppo_spar4.toml`` (its opponent
   mix), and once more with ``heuristic`` in every other seat, the same
   opponents as the MaskablePPO run. The first update (torch warm-up) is left
   out. Where the time goes is reported too: the learner's forward passes,
@@ -32,8 +32,8 @@ import gymnasium as gym
 import torch
 
 import spar_env  # noqa: F401  (registers spar_env/Spar-v0)
+import train
 from train.config import default_config_path, load_config
-from train.ppo import train
 
 
 def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
@@ -43,12 +43,16 @@ def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
     if mix is not None:
         overrides.append(f"pool.mix={mix}")
     config = load_config(default_config_path(), overrides)
-    seen: list[dict] = []
+    seen: list = []
     with tempfile.TemporaryDirectory() as runs:
-        train(config, Path(runs), report=seen.append)
-    steady = [f for f in seen if f["phase"] == "ppo"][1:]  # the first pays torch's warm-up
-    parts = {k: statistics.fmean(f["seconds"][k] for f in steady) for k in steady[0]["seconds"]}
-    return {"sps": statistics.median(f["sps"] for f in steady), **parts}
+        train.run(config, Path(runs), report=seen.append)
+    steady = [e.figures for e in seen if e.phase == "ppo"][1:]  # the first pays torch's warm-up
+    parts = {
+        k.removesuffix("_seconds"): statistics.fmean(f[k] for f in steady)
+        for k in steady[0]
+        if k.endswith("_seconds")
+    }
+    return {"sps": statistics.median(f["decisions_per_second"] for f in steady), **parts}
 
 
 def sb3(steps: int, threads: int) -> float:

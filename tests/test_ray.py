@@ -22,12 +22,12 @@ import torch
 from agents.ppo.checkpoint import load_checkpoint
 from spar_env.cli import main
 from spar_env.rules import make_rules
-from train.config import ConfigError, load_config
+from train.config import ConfigError, load_config, rules_of
 from train.distributed import check_address, require_ray
 from train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
 from train.distributed.rollout import RayCollector
 from train.pool import OpponentPool
-from train.ppo import rules_of, to_batch, train
+from train.ppo import to_batch, train
 from train.rollout import Collector, merge_rollouts
 from train.tournament import run_tournament
 

@@ -1,1 +1,7 @@
-"""Training and evaluation: the duplicate-deal tournament (``spar bench``) and its statistics."""
+"""Training and evaluation: :func:`run` (every algorithm's one entry), the duplicate-deal
+tournament (``spar bench``) and its statistics."""
+
+from train.entry import run
+from train.progress import Progress
+
+__all__ = ["Progress", "run"]

@@ -24,9 +24,12 @@ import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 import tomli_w
+
+if TYPE_CHECKING:
+    from spar_env.rules import Ruleset
 
 ALGORITHMS = ("ppo", "cfr", "lp", "mccfr")
 SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
@@ -182,6 +185,7 @@ META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on
 
 # ----- reading ---------------------------------------------------------------------
 DEFAULT_CONFIG = "ppo_spar4.toml"
+CONFIG_FILE = "config.toml"  # the config in force, in every run folder
 
 
 def default_config_path() -> Path | None:
@@ -320,7 +324,6 @@ def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
     import agents.builtin  # noqa: F401  (registers the built-in agents)
     from agents.registry import AGENTS, parse_spec
-    from spar_env.rules import make_rules
 
     r = c.run
     _require(
@@ -336,7 +339,7 @@ def check(c: Config) -> None:
     _require(r.checkpoint_every >= 1, "run.checkpoint_every", "at least 1", r.checkpoint_every)
     _require(r.keep_checkpoints >= 1, "run.keep_checkpoints", "at least 1", r.keep_checkpoints)
     try:
-        make_rules(c.game.variant, players=c.game.players, **c.game.options)
+        rules_of(c)
     except TypeError as e:
         raise ConfigError(f"game.options: {e}") from None
     except ValueError as e:
@@ -422,10 +425,9 @@ def _check_ray(c: Config) -> None:
 
 def _check_mccfr(c: Config) -> None:
     from agents.cfr.abstraction import card_abstraction
-    from spar_env.rules import make_rules
 
     try:
-        card_abstraction(make_rules(c.game.variant, players=c.game.players, **c.game.options))
+        card_abstraction(rules_of(c))
     except ValueError as e:
         raise ConfigError(f"game.options: {e}") from None
     m = c.mccfr
@@ -457,6 +459,32 @@ def _check_solver(c: Config) -> None:
         v.target_nash_conv >= 0, "solver.target_nash_conv", "0 (never) or more", v.target_nash_conv
     )
     _require(v.eval_every >= 1, "solver.eval_every", "at least 1", v.eval_every)
+
+
+def resume_config(run_dir: str | Path, overrides: list[str] = ()) -> Config:
+    """The config a run was started with, from its ``config.toml``; ``overrides`` may change
+    only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``)."""
+    path = Path(run_dir) / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    for item in overrides:
+        key = item.partition("=")[0].strip()
+        if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):
+            raise ConfigError(
+                f"--set {key}: a resumed run keeps its config; only run.updates, "
+                "run.max_minutes and mccfr.batches may change"
+            )
+        apply_override(data, item)
+    return from_dict(data)
+
+
+def rules_of(config: Config) -> Ruleset:
+    """The ruleset of ``[game]``: every trainer and check reads it from here."""
+    from spar_env.rules import make_rules
+
+    g = config.game
+    return make_rules(g.variant, players=g.players, **g.options)
 
 
 # ----- writing ---------------------------------------------------------------------

@@ -27,7 +27,6 @@ The horizontal axis is the number of hands walked.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +35,10 @@ from agents.cfr.mccfr import ExternalSampling
 from agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
 from agents.registry import make_agent
 from spar_env.atomic import atomic_output
-from spar_env.rules import Ruleset, make_rules
+from spar_env.rules import Ruleset
+from train.config import CONFIG_FILE, rules_of
 from train.evaluate import evaluate
+from train.progress import Progress, Reporter
 
 POLICY_FILE = "policy.npz"
 
@@ -59,9 +60,11 @@ def run_mccfr(
     runs_dir: str | Path = "runs",
     *,
     resume: bool = False,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    report: Reporter | None = None,
 ) -> MCCFRResult:
     """The ``spar train`` run of an ``algorithm = "mccfr"`` config (module docstring).
+
+    ``report`` hears a :class:`~train.progress.Progress` after every evaluation.
 
     Raises:
         ConfigError: a new run whose folder exists already, or a resumed one without tables.
@@ -71,8 +74,8 @@ def run_mccfr(
     from spar_env import __version__
     from train.config import ConfigError, dump_config
 
-    g, m = config.game, config.mccfr
-    rules = make_rules(g.variant, players=g.players, **g.options)
+    m = config.mccfr
+    rules = rules_of(config)
     run_dir = Path(runs_dir) / config.run.name
     policy_path = run_dir / POLICY_FILE
     model = make_agent(m.model, rules) if m.model else None
@@ -87,7 +90,7 @@ def run_mccfr(
         if run_dir.exists() and any(run_dir.iterdir()):
             raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
         run_dir.mkdir(parents=True, exist_ok=True)
-        with atomic_output(run_dir / "config.toml") as f:
+        with atomic_output(run_dir / CONFIG_FILE) as f:
             f.write(dump_config(config, __version__))
 
     def save() -> None:
@@ -123,16 +126,10 @@ def run_mccfr(
                 writer.add_scalar(f"eval/{spec}/ci95", f["ci95"], step)
             writer.flush()
             save()
-            if progress is not None:
-                progress(
-                    {
-                        "batches": solver.batches,
-                        "of": m.batches,
-                        "deals": solver.deals_walked,
-                        "deals_per_second": (deals - mark[1]) / (now - mark[0]),
-                        "eval": evaluations,
-                    }
-                )
+            if report is not None:
+                rate = (deals - mark[1]) / (now - mark[0])
+                figures = {"deals": solver.deals_walked, "deals_per_second": rate}
+                report(Progress("mccfr", solver.batches, m.batches, figures, evaluations, True))
             mark = (time.perf_counter(), solver.deals_walked, solver.nodes)
     finally:
         save()  # an interrupted run keeps every batch it finished

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,14 +43,13 @@ from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.observe import layout_for, max_hand_points
-from spar_env.rules import Ruleset, make_rules
-from train.config import Config, ConfigError, apply_override, dump_config, from_dict
+from spar_env.rules import Ruleset
+from train.config import CONFIG_FILE, Config, ConfigError, dump_config, rules_of
 from train.evaluate import evaluate
 from train.imitate import imitate
 from train.pool import OpponentPool
+from train.progress import Progress, Reporter
 from train.rollout import Collector, Rollout
-
-CONFIG_FILE = "config.toml"
 
 
 @dataclass
@@ -64,17 +62,11 @@ class Counters:
 
 @dataclass
 class RunResult:
+    rules: Ruleset
     run_dir: Path
     counters: Counters
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # latest, by opponent
     stopped_early: bool = False
-
-
-Reporter = Callable[[dict[str, Any]], None]  # hears the live figures after every update
-
-
-def rules_of(config: Config) -> Ruleset:
-    return make_rules(config.game.variant, players=config.game.players, **config.game.options)
 
 
 def reward_scale(config: Config, rules: Ruleset) -> float:
@@ -153,10 +145,11 @@ def train(
 
     Args:
         config: the config in force (on resume, the run's own config, see
-            :func:`resume_config`).
+            :func:`train.config.resume_config`).
         stop_after: stop after this many updates in this call, as if killed
             just after a checkpoint (tests use it; a checkpoint is written).
-        report: called with the live figures after every update (the progress bar).
+        report: hears a :class:`~train.progress.Progress` after every imitation step
+            and every update (the progress bar).
 
     Raises:
         ConfigError: for a run folder that exists when not resuming, or a
@@ -197,7 +190,7 @@ def train(
         writer.add_text("hyperparameters", _hparam_table(config))
     scale = reward_scale(config, rules)
     settings = ppo_settings(config)
-    result = RunResult(run_dir, counters)
+    result = RunResult(rules, run_dir, counters)
     begin = time.perf_counter()
     seconds_before = counters.seconds
 
@@ -211,7 +204,7 @@ def train(
         def on_imitation(step: int, loss: float) -> None:
             writer.add_scalar("warmstart/cross_entropy", loss, step)
             if report is not None:
-                report({"phase": "imitation", "step": step + 1, "of": warm.updates, "ce": loss})
+                report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
 
         imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
                 on_step=on_imitation)  # fmt: skip
@@ -258,18 +251,13 @@ def train(
             result.evaluations = _evaluate(config, rules, model, writer, step)
         if step % config.run.checkpoint_every == 0 or last or out_of_time:
             save()
-        figures = {
-            "phase": "ppo",
-            "update": step,
-            "of": config.run.updates,
-            "sps": sps,
-            "approx_kl": stats["approx_kl"],
-            "seconds": {**rollout.seconds, "update": t2 - t1},
-            "eval": {k: v["mean_payoff"] for k, v in result.evaluations.items()},
-            "evaluated": evaluated,
-        }
         if report is not None:
-            report(figures)
+            seconds = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
+            figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **seconds,
+                       "update_seconds": t2 - t1}  # fmt: skip
+            report(
+                Progress("ppo", step, config.run.updates, figures, result.evaluations, evaluated)
+            )
         if out_of_time:
             result.stopped_early = True
             break
@@ -362,23 +350,3 @@ def _restore(saved, rules, model, optimizer, rng, pool, collector, counters) -> 
         setattr(counters, key, value)
     pool.load_snapshots(saved["pool"])
     collector.load_state_dict(saved["games"])
-
-
-def resume_config(run_dir: str | os.PathLike, overrides: list[str] = ()) -> Config:
-    """The config a run was started with, from its ``config.toml``; ``overrides`` may change
-    only how long it runs (``run.updates``, ``run.max_minutes``)."""
-    import tomllib
-
-    path = Path(run_dir) / CONFIG_FILE
-    if not path.is_file():
-        raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    for item in overrides:
-        key = item.partition("=")[0].strip()
-        if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):
-            raise ConfigError(
-                f"--set {key}: a resumed run keeps its config; only run.updates, "
-                "run.max_minutes and mccfr.batches may change"
-            )
-        apply_override(data, item)
-    return from_dict(data)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from agents.cfr.seqform import sequence_form
 from agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
+from train.progress import Progress, Reporter
 
 __all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
 
@@ -66,7 +66,7 @@ def solve_exact(
     log_dir: str | Path | None = None,
     policy_path: str | Path | None = None,
     eval_every: int = 100,
-    progress: Callable[[int, int, float], None] | None = None,
+    report: Reporter | None = None,
 ) -> SolveResult:
     """Run ``algorithm`` for ``iterations`` (or until ``seconds`` or ``target_nash_conv``).
 
@@ -79,7 +79,7 @@ def solve_exact(
         log_dir: TensorBoard events go here, and the policy to ``policy.npz``.
         policy_path: where to save the policy (overrides ``log_dir/policy.npz``).
         eval_every: iterations between exact evaluations (and log points).
-        progress: called as ``progress(done, iterations, nash_conv)`` after each chunk.
+        report: hears a :class:`~train.progress.Progress` (phase ``cfr``) after each chunk.
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -124,8 +124,8 @@ def solve_exact(
             writer.add_scalar("cfr/nash_conv", nc, solver.iteration)
             writer.add_scalar("cfr/game_value", value, solver.iteration)
             writer.add_scalar("cfr/iterations_per_second", chunk / dt, solver.iteration)
-        if progress is not None:
-            progress(solver.iteration, iterations, nc)
+        if report is not None:
+            report(Progress("cfr", solver.iteration, iterations, {"nash_conv": nc}))
         if (seconds is not None and solve_s >= seconds) or (
             target_nash_conv is not None and nc < target_nash_conv
         ):
@@ -202,7 +202,9 @@ def solve_lp_exact(rules: Ruleset, log_dir: str | Path | None = None) -> SolveRe
     return result
 
 
-def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveResult:
+def run_solver(
+    config, runs_dir: str | Path = "runs", report: Reporter | None = None
+) -> SolveResult:
     """The ``spar train`` run of an ``algorithm = "cfr"`` or ``"lp"`` config: ``runs/<name>/``
     holds its ``config.toml``, TensorBoard events and ``policy.npz``.
 
@@ -210,18 +212,20 @@ def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveRes
         ConfigError: for a run folder that exists already.
     """
     from spar_env import __version__
-    from train.config import ConfigError, dump_config
+    from train.config import CONFIG_FILE, ConfigError, dump_config, rules_of
 
     run_dir = Path(runs_dir) / config.run.name
     if run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
     run_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_output(run_dir / "config.toml") as f:
+    with atomic_output(run_dir / CONFIG_FILE) as f:
         f.write(dump_config(config, __version__))
-    g = config.game
-    rules = make_rules(g.variant, players=g.players, **g.options)
+    rules = rules_of(config)
     if config.algorithm == "lp":
-        return solve_lp_exact(rules, log_dir=run_dir)
+        result = solve_lp_exact(rules, log_dir=run_dir)
+        if report is not None:
+            report(Progress("lp", 1, 1, {"nash_conv": result.nash_conv}))
+        return result
     v = config.solver
     return solve_exact(
         rules,
@@ -231,7 +235,7 @@ def run_solver(config, runs_dir: str | Path = "runs", progress=None) -> SolveRes
         target_nash_conv=v.target_nash_conv or None,
         log_dir=run_dir,
         eval_every=v.eval_every,
-        progress=progress,
+        report=report,
     )
 
 

@@ -55,58 +55,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from train.config import check, default_config_path, load_config
-    from train.ppo import resume_config, train
+    import train
+    from train.config import default_config_path, load_config
 
+    config, overrides = None, args.set
     if args.resume is not None:
         if args.config is not None or args.seed is not None or args.name is not None:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
-        config = resume_config(args.resume, args.set)
-        config = config.replace(run=dataclasses.replace(config.run, name=args.resume.name))
-        if args.ray is not None and not config.ray.enabled:
-            raise ValueError(
-                f"--ray: {args.resume} collected its rollouts without Ray, and its checkpoints "
-                "hold those games; resume it without --ray"
-            )
-        if args.ray:  # a resumed run may find its cluster at another address
-            config = config.replace(ray=dataclasses.replace(config.ray, address=args.ray))
-        runs_dir = args.resume.parent
     else:
         config = load_config(args.config or default_config_path(), args.set)
         named = {"seed": args.seed, "name": args.name}
         config = config.replace(
             run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
         )
-        if args.ray is not None:
-            if config.algorithm != "ppo":
-                raise ValueError(
-                    f"--ray: algorithm {config.algorithm!r} solves on one machine; "
-                    "--ray spreads PPO's rollouts"
-                )
-            address = args.ray or config.ray.address
-            config = config.replace(
-                ray=dataclasses.replace(config.ray, enabled=True, address=address)
-            )
-        check(config)
-        runs_dir = args.runs_dir
+        overrides = ()
     console = Console(stderr=False)
-    if config.algorithm == "mccfr":
-        return _sampled(console, config, runs_dir, resume=args.resume is not None)
-    if config.algorithm != "ppo":
-        return _solve(console, config, runs_dir)
-    with _Bar(console, config.run.updates) as bar:
+    with _Bar(console) as bar:
         try:
-            result = train(config, runs_dir, resume=args.resume is not None, report=bar.update)
+            result = train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
+                               ray=args.ray, report=bar.update)  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
-            where = runs_dir / config.run.name
-            print(
-                f"spar train: stopped; resume from the latest checkpoint with "
-                f"spar train --resume {where}",
-                file=sys.stderr,
-            )
+            where = args.resume or args.runs_dir / config.run.name
+            solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
+            hint = "" if solve else f"; resume with spar train --resume {where}"
+            print(f"spar train: stopped{hint}", file=sys.stderr)
             return 130
-    _summary(console, config, result)
+    _summary(console, result)
     return 0
 
 
@@ -124,13 +99,17 @@ def _progress(console: Console) -> Progress:
 
 
 class _Bar:
-    """A rich progress bar with the live figures (steps/s, KL, evaluation payoffs)."""
+    """A rich progress bar with the live figures of any run (:class:`train.progress.Progress`);
+    in a log, not a terminal, one line per evaluation instead."""
 
-    def __init__(self, console: Console, updates: int) -> None:
+    NAMES = {"imitation": "warm start", "ppo": "train"}  # else the phase's own name
+
+    def __init__(self, console: Console) -> None:
         self.console = console
         self.live = console.is_terminal
         self.progress = _progress(console)
-        self.task = self.progress.add_task("train", total=updates, figures="")
+        self.task = self.progress.add_task("train", total=None, figures="")
+        self.phase: str | None = None
 
     def __enter__(self) -> _Bar:
         self.progress.start()
@@ -142,38 +121,58 @@ class _Bar:
     def stop(self) -> None:
         self.progress.stop()
 
-    def update(self, f: dict[str, Any]) -> None:
-        if f["phase"] == "imitation":
-            text = f"imitation {f['step']}/{f['of']}, cross-entropy {f['ce']:.3f}"
-            self.progress.update(self.task, description="warm start", figures=text)
-            if not self.live and f["step"] == f["of"]:
-                print(f"warm start: {text}", flush=True)
-            return
-        evals = "  ".join(f"vs {k} {v:+.3f}" for k, v in f["eval"].items())
-        text = f"{f['sps']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
-        self.progress.update(self.task, description="train", completed=f["update"], figures=text)
-        if not self.live and f["evaluated"]:  # a log, not a terminal: one line per evaluation
-            print(f"update {f['update']}/{f['of']}: {text}", flush=True)
+    def update(self, event: Any) -> None:
+        self.phase = event.phase
+        f = event.figures
+        evals = "  ".join(f"vs {k} {v['mean_payoff']:+.3f}" for k, v in event.evaluations.items())
+        line = None
+        if event.phase == "imitation":
+            text = f"imitation {event.step}/{event.of}, cross-entropy {f['cross_entropy']:.3f}"
+            line = f"warm start: {text}" if event.step == event.of else None
+        elif event.phase == "ppo":
+            text = f"{f['decisions_per_second']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
+            line = f"update {event.step}/{event.of}: {text}" if event.evaluated else None
+        elif event.phase == "mccfr":
+            text = f"{f['deals']:,} hands  {f['deals_per_second']:,.0f} hands/s  {evals}"
+            line = f"batch {event.step}: {text}"
+        else:  # an exact solve
+            text = f"NashConv {f['nash_conv']:.3g}"
+        name = self.NAMES.get(event.phase, event.phase)
+        self.progress.update(self.task, description=name, completed=event.step, total=event.of,
+                             figures=text)  # fmt: skip
+        if not self.live and line is not None:
+            print(line, flush=True)
 
 
-def _summary(console: Console, config: Any, result: Any) -> None:
-    table = Table(title=f"{config.run.name}: evaluation after update {result.counters.update}")
-    from train.ppo import rules_of
+def _summary(console: Console, result: Any) -> None:
+    """What the run reached, by the kind of run it was."""
+    from train.mccfr import MCCFRResult
+    from train.solve import SolveResult
 
-    low = "/".join(rules_of(config).rank_points) or "low"  # the scoring ranks: 6/7 in Spar
+    if isinstance(result, SolveResult):
+        _solve_summary(console, result)
+    elif isinstance(result, MCCFRResult):
+        _sampled_summary(console, result)
+    else:
+        _ppo_summary(console, result)
+
+
+def _ppo_summary(console: Console, result: Any) -> None:
+    rules, run_dir = result.rules, result.run_dir
+    table = Table(title=f"{run_dir.name}: evaluation after update {result.counters.update}")
+    low = "/".join(rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
     for column in ("opponent", "mean payoff", f"kept {low}", f"won {low}", "won trick H-1"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
         table.add_row(
-            f"{spec} × {config.game.players - 1}",
+            f"{spec} × {rules.players - 1}",
             f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
             _share(f.get("kept_low_card")),
             _share(f.get("won_last_with_low_card")),
             _share(f.get("won_trick_before_last")),
         )
     console.print(table)
-    run_dir = result.run_dir
-    others = " ".join(["heuristic"] * (config.game.players - 1))
+    others = " ".join(["heuristic"] * (rules.players - 1))
     minutes = result.counters.seconds / 60
     console.print(
         f"{result.counters.decisions:,} learner decisions in {minutes:.1f} min; "
@@ -183,75 +182,41 @@ def _summary(console: Console, config: Any, result: Any) -> None:
     )
 
 
-def _solve(console: Console, config: Any, runs_dir: Path) -> int:
-    """An exact solve (``algorithm = "cfr"`` or ``"lp"``): progress, then the value found."""
-    from train.solve import run_solver
-
-    total = config.solver.iterations if config.algorithm == "cfr" else 1
-    progress = _progress(console)
-    task = progress.add_task(config.algorithm, total=total, figures="building the tree")
-
-    def on_chunk(done: int, of: int, nash_conv: float) -> None:
-        progress.update(task, completed=done, figures=f"NashConv {nash_conv:.3g}")
-
-    with progress:
-        result = run_solver(config, runs_dir, progress=on_chunk)
-        progress.update(task, completed=total)
+def _solve_summary(console: Console, result: Any) -> None:
+    """An exact solve (``algorithm = "cfr"`` or ``"lp"``): the value found."""
     low, high = result.value_bounds
+    algorithm, variant = "lp" if result.algorithm == "lp" else "cfr", result.rules.variant
     console.print(
-        f"{config.game.variant}, {config.algorithm}"
+        f"{variant}, {algorithm}"
         + (f" ({result.algorithm}, {result.iterations:,} iterations)" if result.iterations else "")
         + f": seat 0's value {result.game_value:.6f} (equilibrium value in [{low:.6f}, "
         f"{high:.6f}]), NashConv {result.nash_conv:.3g} points per hand\n"
         f"tree {result.build_seconds:.1f} s, solve {result.solve_seconds:.1f} s, "
         f"evaluation {result.eval_seconds:.1f} s\n"
         f"policy:  {result.policy_path}\n"
-        f"bench:   spar bench cfr:{result.policy_path} random --variant {config.game.variant} "
+        f"bench:   spar bench cfr:{result.policy_path} random --variant {variant} "
         f"--players 2"
     )
-    return 0
 
 
-def _sampled(console: Console, config: Any, runs_dir: Path, resume: bool) -> int:
-    """A sampled-CFR run (``algorithm = "mccfr"``): progress, then how the agent fares."""
-    from train.mccfr import run_mccfr
-
-    progress = _progress(console)
-    task = progress.add_task("mccfr", total=config.mccfr.batches, figures="")
-
-    def on_eval(f: dict[str, Any]) -> None:
-        evals = "  ".join(f"vs {k} {v['mean_payoff']:+.3f}" for k, v in f["eval"].items())
-        text = f"{f['deals']:,} hands  {f['deals_per_second']:,.0f} hands/s  {evals}"
-        progress.update(task, completed=f["batches"], figures=text)
-        if not console.is_terminal:
-            print(f"batch {f['batches']}: {text}", flush=True)
-
-    with progress:
-        try:
-            result = run_mccfr(config, runs_dir, resume=resume, progress=on_eval)
-        except KeyboardInterrupt:
-            progress.stop()
-            where = runs_dir / config.run.name
-            print(f"spar train: stopped; resume with spar train --resume {where}", file=sys.stderr)
-            return 130
-    table = Table(title=f"{config.run.name}: after {result.deals_walked:,} hands")
+def _sampled_summary(console: Console, result: Any) -> None:
+    """A sampled-CFR run (``algorithm = "mccfr"``): how the agent fares."""
+    rules = result.rules
+    table = Table(title=f"{result.run_dir.name}: after {result.deals_walked:,} hands")
     for column in ("opponent", "mean payoff"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
-        table.add_row(
-            f"{spec} × {config.game.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}"
-        )
+        table.add_row(f"{spec} × {rules.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
     console.print(table)
-    others = " ".join(["heuristic"] * (config.game.players - 1))
+    others = " ".join(["heuristic"] * (rules.players - 1))
     console.print(
         f"{result.batches:,} batches in {result.seconds / 60:.1f} min "
         f"({result.solve_seconds / 60:.1f} min solving)\n"
         f"policy:  {result.policy_path}\n"
         f"curves:  tensorboard --logdir {result.run_dir.parent}\n"
-        f"bench:   spar bench cfr:{result.policy_path} {others} --variant {config.game.variant} "
-        f"--players {config.game.players} --deals 20000"
+        f"bench:   spar bench cfr:{result.policy_path} {others} --variant {rules.variant} "
+        f"--players {rules.players} --deals 20000"
     )
-    return 0
 
 
 def _share(x: float | None) -> str:
