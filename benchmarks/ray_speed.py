@@ -33,6 +33,7 @@ import dataclasses
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +45,9 @@ from spar_env.rules import make_rules
 from train.config import default_config_path, load_config, rules_of
 from train.distributed.bench import run_tournament_on_ray
 from train.distributed.rollout import RayCollector
+from train.model import build_model, reward_scale
 from train.pool import OpponentPool
-from train.ppo import build_model, ppo_settings, reward_scale, to_batch, train
+from train.ppo import ppo_settings, to_batch, train
 from train.rollout import Collector, Rollout
 from train.tournament import run_tournament
 
@@ -114,11 +116,10 @@ def rollout_speeds(count: int, mix: str | None = None) -> dict[str, float]:
     ray.init(num_cpus=2, object_store_memory=OBJECT_STORE, include_dashboard=False)
     try:  # two workers share the games of one, then each has as many as the one had
         for name, workers, games in [("1 worker", 1, 1), ("2 worker", 2, 1), ("2 x games", 2, 2)]:
-            ray_config = config.replace(
-                ray=dataclasses.replace(config.ray, workers=workers),
-                rollout=dataclasses.replace(config.rollout, games=games * config.rollout.games),
-            )
-            collector = RayCollector(ray_config, rules)
+            settings = dataclasses.replace(config.ray, workers=workers)
+            make_model = partial(build_model, config, rules)
+            collector = RayCollector(rules, games * config.rollout.games, config.run.seed, make_model,
+                                     settings, name=config.run.name)  # fmt: skip
             speeds[name] = rollouts(collector, model, pool, rng, scale, count)[0]
             collector.close()
     finally:

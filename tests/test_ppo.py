@@ -22,7 +22,8 @@ from spar_env.observe import layout_for
 from spar_env.rules import make_rules
 from train.config import Config, load_config
 from train.evaluate import evaluate
-from train.ppo import build_model, train
+from train.model import build_model
+from train.ppo import train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"

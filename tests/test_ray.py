@@ -26,6 +26,7 @@ from train.config import ConfigError, load_config, rules_of
 from train.distributed import check_address, require_ray
 from train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
 from train.distributed.rollout import RayCollector
+from train.model import build_model
 from train.pool import OpponentPool
 from train.ppo import to_batch, train
 from train.rollout import Collector, merge_rollouts
@@ -211,8 +212,6 @@ def test_a_run_resumes_on_ray_only_where_its_games_were(tmp_path: Path, capsys) 
 def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
     config = load_config(TINY)
     rules = rules_of(config)
-    from train.ppo import build_model
-
     model = build_model(config, rules)
     pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
     parts = [

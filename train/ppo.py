@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,11 @@ from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
 from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
-from spar_env.observe import layout_for, max_hand_points
 from spar_env.rules import Ruleset
 from train.config import CONFIG_FILE, Config, ConfigError, dump_config, rules_of
 from train.evaluate import evaluate
 from train.imitate import imitate
+from train.model import build_model, reward_scale
 from train.pool import OpponentPool
 from train.progress import Progress, Reporter
 from train.rollout import Collector, Rollout
@@ -67,20 +68,6 @@ class RunResult:
     counters: Counters
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # latest, by opponent
     stopped_early: bool = False
-
-
-def reward_scale(config: Config, rules: Ruleset) -> float:
-    """Payoffs times this lie in [-1, 1]: 1 / the largest payoff one seat can receive."""
-    if config.ppo.reward_scale > 0:
-        return config.ppo.reward_scale
-    return 1.0 / (max_hand_points(rules) * max(rules.players - 1, 1))
-
-
-def build_model(config: Config, rules: Ruleset) -> ActorCritic:
-    privileged = (rules.players - 1) * rules.num_card_ids if config.model.privileged_critic else 0
-    return ActorCritic(
-        layout_for(rules).high, rules.num_actions, tuple(config.model.hidden), privileged
-    )
 
 
 def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> Batch:
@@ -124,11 +111,14 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 
 def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:
-    """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``)."""
+    """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
+    each playing a local collector's share of ``rollout.games`` with its own generator."""
     if config.ray.enabled:
         from train.distributed.rollout import RayCollector
 
-        return RayCollector(config, rules)
+        make_model = partial(build_model, config, rules)
+        return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
+                            name=config.run.name)  # fmt: skip
     return Collector(rules, config.rollout.games, rng)
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import secrets
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ import torch
 from agents.base import Agent
 from agents.ppo.network import ActorCritic
 from spar_env.rules import Ruleset
-from train.config import Config
+from train.config import RaySection
 from train.distributed import connect
 from train.pool import OpponentPool
 from train.rollout import Collector, Rollout, merge_rollouts
@@ -49,20 +50,22 @@ log = logging.getLogger(__name__)
 # games travel as NumPy arrays: torch cannot pickle its uint64 tensors (checkpoints
 # are zip files, which can).
 WorkerState = dict[str, Any]
+ModelMaker = Callable[[], ActorCritic]  # a fresh network of the run's shape (picklable)
 
 
 class RolloutWorker:
     """One rollout actor: its share of the games, a CPU copy of the policy, the opponent pool."""
 
-    def __init__(self, config: Config, index: int, games: int) -> None:
-        from train.ppo import build_model, rules_of
-
-        torch.set_num_threads(config.ray.cpus_per_worker)
-        self.config = config
-        self.rules = rules_of(config)
-        self.rng = np.random.default_rng([config.run.seed, WORKER_STREAM, index])
-        self.collector = Collector(self.rules, games, self.rng)
-        self.model = build_model(config, self.rules)
+    def __init__(
+        self, rules: Ruleset, games: int, seed: int, index: int, make_model: ModelMaker,
+        threads: int,
+    ) -> None:  # fmt: skip
+        torch.set_num_threads(threads)
+        self.rules = rules
+        self.make_model = make_model
+        self.rng = np.random.default_rng([seed, WORKER_STREAM, index])
+        self.collector = Collector(rules, games, self.rng)
+        self.model = make_model()
         self.pools: dict[tuple[Any, ...], OpponentPool] = {}
 
     def state(self) -> WorkerState:
@@ -84,14 +87,10 @@ class RolloutWorker:
         teacher: Agent | None,
     ) -> tuple[Rollout, WorkerState]:
         """Play ``hands`` hands in every game of this worker; ``snapshots`` if the pool's changed."""
-        from train.ppo import build_model
-
         self.model.load_state_dict(weights)
         key = (tuple(mix.items()), keep)
         if key not in self.pools:
-            self.pools[key] = OpponentPool(
-                self.rules, mix, keep, make_model=lambda: build_model(self.config, self.rules)
-            )
+            self.pools[key] = OpponentPool(self.rules, mix, keep, make_model=self.make_model)
         pool = self.pools[key]
         if snapshots is not None:
             pool.load_snapshots(snapshots)
@@ -102,20 +101,25 @@ class RolloutWorker:
 class RayCollector:
     """A collector whose games are played by Ray actors (module docstring).
 
-    It has the local collector's interface: :meth:`collect` (the ``rng`` passed
-    is not used: the workers draw from their own), ``state_dict`` and
-    ``load_state_dict`` (the games of every worker) and :meth:`close`.
+    It is built from the pieces of a local collector (the rules, the number of
+    games, the generator's seed instead of the generator, and ``make_model``,
+    which builds the network the workers play), plus ``[ray]`` and the run's
+    name for the actors' names. It has the local collector's interface:
+    :meth:`collect` (the ``rng`` passed is not used: the workers draw from
+    their own), ``state_dict`` and ``load_state_dict`` (the games of every
+    worker) and :meth:`close`.
     """
 
-    def __init__(self, config: Config, rules: Ruleset) -> None:
-        self.ray = connect(config.ray.address)
-        self.config = config
+    def __init__(
+        self, rules: Ruleset, games: int, seed: int, make_model: ModelMaker,
+        settings: RaySection, *, name: str = "run",
+    ) -> None:  # fmt: skip
+        self.ray = connect(settings.address)
         self.rules = rules
-        workers = config.ray.workers
+        self.seed, self.make_model, self.settings, self.name = seed, make_model, settings, name
+        workers = settings.workers
         self._worker_class = self.ray.remote(RolloutWorker)
-        self.games = [
-            part.size for part in np.array_split(np.arange(config.rollout.games), workers)
-        ]
+        self.games = [part.size for part in np.array_split(np.arange(games), workers)]
         self.replaced = 0  # actors replaced so far
         self._generation = [0] * workers
         self._session = secrets.token_hex(3)  # this collector's actors, apart from a resumed one's
@@ -129,14 +133,15 @@ class RayCollector:
     def actor_name(self, worker: int) -> str:
         """The Ray name of worker ``worker``'s current actor (``ray list actors`` shows it):
         ``spar-rollout/RUN/SESSION/WORKER-GENERATION``, the generation counting replacements."""
-        run, generation = self.config.run.name, self._generation[worker]
-        return f"spar-rollout/{run}/{self._session}/{worker}-{generation}"
+        generation = self._generation[worker]
+        return f"spar-rollout/{self.name}/{self._session}/{worker}-{generation}"
 
     def _start(self, worker: int) -> Any:
-        actor = self._worker_class.options(
-            name=self.actor_name(worker), num_cpus=self.config.ray.cpus_per_worker
+        threads = self.settings.cpus_per_worker
+        actor = self._worker_class.options(name=self.actor_name(worker), num_cpus=threads)
+        return actor.remote(
+            self.rules, self.games[worker], self.seed, worker, self.make_model, threads
         )
-        return actor.remote(self.config, worker, self.games[worker])
 
     def _replace(self, worker: int) -> None:
         """A new actor for ``worker``, in the state its last one had before this rollout."""

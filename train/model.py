@@ -1,0 +1,23 @@
+"""The network and the reward scale a config asks for: what the learner and every collector
+(local or on Ray actors) build alike from ``[model]``, ``[ppo]`` and the rules."""
+
+from __future__ import annotations
+
+from agents.ppo.network import ActorCritic
+from spar_env.observe import layout_for, max_hand_points
+from spar_env.rules import Ruleset
+from train.config import Config
+
+
+def reward_scale(config: Config, rules: Ruleset) -> float:
+    """Payoffs times this lie in [-1, 1]: 1 / the largest payoff one seat can receive."""
+    if config.ppo.reward_scale > 0:
+        return config.ppo.reward_scale
+    return 1.0 / (max_hand_points(rules) * max(rules.players - 1, 1))
+
+
+def build_model(config: Config, rules: Ruleset) -> ActorCritic:
+    privileged = (rules.players - 1) * rules.num_card_ids if config.model.privileged_critic else 0
+    return ActorCritic(
+        layout_for(rules).high, rules.num_actions, tuple(config.model.hidden), privileged
+    )
