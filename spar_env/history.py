@@ -9,6 +9,9 @@ dealt a new hand.
 
 It stores the true card of face-down plays too; code that builds what one
 seat may know must hide those of other seats (``down`` tells which they are).
+
+:func:`step_with_history` is that protocol as one call: every loop that
+keeps a history steps the batch with it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spar_env.core import PLAY, State
+from spar_env.core import PLAY, State, step
 
 _EVERYONE = np.ones(0, dtype=bool)
 
@@ -73,6 +76,25 @@ class History:
 
     def _plays(self) -> tuple[np.ndarray, ...]:
         return self.cards, self.seats, self.down, self.count
+
+
+def step_with_history(
+    state: State,
+    actions: np.ndarray,
+    history: History | None,
+    *,
+    moving: np.ndarray | None = None,
+    check: bool = True,
+) -> np.ndarray:
+    """:func:`spar_env.core.step` (same arguments, same return) that keeps ``history`` up to
+    date: :meth:`History.record` before the step, :meth:`History.settle` after it. Without a
+    history it is the plain step."""
+    if history is None:
+        return step(state, actions, moving=moving, check=check)
+    history.record(state, actions, moving)
+    rewards = step(state, actions, moving=moving, check=check)
+    history.settle(state)
+    return rewards
 
 
 @njit(cache=True)

@@ -31,7 +31,7 @@ from agents.ppo.agent import sample_actions
 from agents.ppo.network import ActorCritic
 from spar_env import core
 from spar_env.core import State, unpack
-from spar_env.history import History
+from spar_env.history import History, step_with_history
 from spar_env.observe import Encoder, layout_for
 from spar_env.rules import Ruleset
 from train.pool import LEARNER, OpponentPool
@@ -198,9 +198,7 @@ class Collector:
                         actions[theirs] = agent.act(situation, rng).actions
                 clock["learner"] += t1 - t0
                 clock["opponents"] += time.perf_counter() - t1
-                self.history.record(state, actions)
-                core.step(state, actions)
-                self.history.settle(state)
+                step_with_history(state, actions, self.history)
                 payoff += state.rewards
             else:
                 raise RuntimeError("hands still running after every seat's last decision")

@@ -58,9 +58,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents import Agent, Situation, make_agent
-from spar_env.core import reset, shuffle_decks, step, tables_for
+from spar_env.core import reset, shuffle_decks, tables_for
 from spar_env.core.bits import popcount
-from spar_env.history import History
+from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 from train.stats import mean_ci
 
@@ -171,9 +171,7 @@ def play_batch(
             games = rows[owner == a]
             if games.size:
                 actions[games] = agent.act(Situation(state, history, games), rng).actions
-        history.record(state, actions)
-        step(state, actions)
-        history.settle(state)
+        step_with_history(state, actions, history)
         payoffs += state.rewards
         if on_step is not None:
             on_step(float(history.count.sum()) / (state.batch_size * n * h))

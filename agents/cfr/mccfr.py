@@ -38,8 +38,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.cfr.abstraction import CardAbstraction, InfosetRows, card_abstraction
-from spar_env.core import reset, step
-from spar_env.history import History
+from spar_env.core import reset
+from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 from spar_env.situation import Situation
 
@@ -135,9 +135,7 @@ class ExternalSampling:
             child = state.take(parent)
             child_history = history.take(parent)
             actions = cards[parent, slot]
-            child_history.record(child, actions)
-            step(child, actions, check=False)
-            child_history.settle(child)
+            step_with_history(child, actions, child_history, check=False)
             learn = mine[parent] & choice[parent]
             share = (rows[parent] == rows[parent, slot][:, None]).sum(axis=1)
             done = child.terminated

@@ -17,7 +17,7 @@ import numpy as np
 from spar_env import core
 from spar_env.core import State
 from spar_env.core.bits import unpack_into
-from spar_env.history import History
+from spar_env.history import History, step_with_history
 from spar_env.observe import ObservationLayout, layout_for, max_hand_points
 from spar_env.rules import Ruleset, make_rules
 
@@ -107,11 +107,7 @@ class GameBatch:
         """
         state = self.state
         before = state.terminated.copy() if self.episode == "session" else None
-        if self.history is not None:
-            self.history.record(state, actions, games)
-        rewards = core.step(state, actions, moving=games, check=check).copy()
-        if self.history is not None:
-            self.history.settle(state)
+        rewards = step_with_history(state, actions, self.history, moving=games, check=check).copy()
         if self.episode == "session":
             ended = state.terminated & ~before & ~state.session_over
             if ended.any():

@@ -23,8 +23,8 @@ import numpy as np
 
 from spar_env import core
 from spar_env.core import EXCHANGE, PLAY
-from spar_env.history import History
-from spar_env.records.recorder import _RecordWriter
+from spar_env.history import History, step_with_history
+from spar_env.records.recorder import RecordWriter
 from spar_env.rules import Ruleset, c_notation
 from spar_env.situation import Situation
 
@@ -65,7 +65,7 @@ class HumanTable:
         self.history = History(self.state)
         self.events: list[str] = []  # what happened since the person's last look
         self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
-        self._writer = _RecordWriter(rules, with_stock=False)
+        self._writer = RecordWriter(rules, with_stock=False)
         self._reveal_seen = -1
 
     # ----- what the table shows -------------------------------------------------------
@@ -157,9 +157,7 @@ class HumanTable:
         seat, trick = self.to_move, int(state.trick[0])
         playing = int(state.phase[0]) == PLAY
         actions = np.array([action])
-        self.history.record(state, actions)
-        core.step(state, actions)
-        self.history.settle(state)
+        step_with_history(state, actions, self.history)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
         who, others = self.name(seat), seat != self.seat  # "you play", "seat 2 plays"
         if not playing:

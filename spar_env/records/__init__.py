@@ -8,10 +8,10 @@
 - :mod:`~spar_env.records.replayer`: replaying records through the batch core,
   with errors that name the play and the rule.
 - :mod:`~spar_env.records.recorder`: playing hands with a policy and writing
-  their records.
+  their records (:class:`RecordWriter`, a finished game as a record).
 """
 
-from spar_env.records.recorder import Policy, random_policy, record_hands
+from spar_env.records.recorder import Policy, RecordWriter, random_policy, record_hands
 from spar_env.records.replayer import replay, replay_many
 from spar_env.records.schema import ParsedRecord, RecordError, parse_record
 
@@ -19,6 +19,7 @@ __all__ = [
     "ParsedRecord",
     "Policy",
     "RecordError",
+    "RecordWriter",
     "parse_record",
     "random_policy",
     "record_hands",

@@ -73,7 +73,7 @@ def record_hands(
         raise ValueError(f"count must be at least 0; got {count}")
     if batch < 1:
         raise ValueError(f"batch must be at least 1; got {batch}")
-    writer = _RecordWriter(rules, with_stock)
+    writer = RecordWriter(rules, with_stock)
     root = int(rng.bit_generator.random_raw())
     blocks = -(-count // BLOCK)
     together = -(-batch // BLOCK)
@@ -155,8 +155,12 @@ def _play_out(
     return plays, face_down, payoffs
 
 
-class _RecordWriter:
-    """Turns one finished game of a batch into a record dict (card ids to card notation)."""
+class RecordWriter:
+    """Turns one finished game of a batch into a record dict (card ids to card notation):
+    :func:`record_hands` writes its records with it, and so does ``spar play``'s table.
+
+    ``with_stock`` writes the undealt cards even where the options do not need them.
+    """
 
     def __init__(self, rules: Ruleset, with_stock: bool) -> None:
         self.rules = rules
