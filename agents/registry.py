@@ -1,7 +1,8 @@
 """Build agents from spec strings: ``random``, ``high``, ``low``, ``heuristic``, ``pimc:worlds=32,seed=1``.
 
 A spec is a name, then optionally ``:`` and ``key=value`` pairs separated by
-commas (values are read as in ``--set``: ints, floats, bools, text). The
+commas (values are read by :mod:`spar_env.values`, as in ``--set``: ints, floats,
+bools, text). The
 command line, the benchmark and the environments share this one registry.
 
     >>> from spar_env import make_rules
@@ -17,6 +18,7 @@ from typing import Any
 
 from agents.base import Agent
 from spar_env.rules import Ruleset
+from spar_env.values import parse_value
 
 Factory = Callable[..., Agent]
 AGENTS: dict[str, Factory] = {}
@@ -38,8 +40,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     A parameter without ``=`` is a path-like value: ``"ppo:runs/a.onnx"`` gives
     ``{"path": "runs/a.onnx"}``.
     """
-    from spar_env.cli.overrides import parse_value
-
     name, colon, rest = spec.strip().partition(":")
     params: dict[str, Any] = {}
     if colon and not rest.strip():

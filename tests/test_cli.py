@@ -16,7 +16,8 @@ import pytest
 
 from spar_env import __version__
 from spar_env.cli import main
-from spar_env.cli.overrides import parse_overrides, parse_value, ruleset_overrides
+from spar_env.cli.overrides import parse_overrides, ruleset_overrides
+from spar_env.values import parse_value
 from spar_env.rules import make_rules
 
 SPAR = Path(sys.executable).parent / "spar"
@@ -200,7 +201,7 @@ def test_console_script_record_pipe_replay() -> None:
     assert usage.stderr.count("\n") == 1 and "Traceback" not in usage.stderr
 
 
-# ----- the --set value parser ----------------------------------------------------------------
+# ----- the --set value parser (spar_env.values: the CLI, the registry, the configs) ----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "value"),
     [
@@ -214,6 +215,12 @@ def test_console_script_record_pipe_replay() -> None:
         ("A,K,Q", ("A", "K", "Q")),
         ("stones:30", "stones:30"),
         ("bonus", "bonus"),
+        ("1e-3", 0.001),
+        ("010", 10),
+        ("[128, 128]", [128, 128]),
+        ('"a,b"', "a,b"),
+        ("{ self = 0.5 }", {"self": 0.5}),
+        ("2024-01-02", "2024-01-02"),
     ],
 )
 def test_parse_value(text: str, value: object) -> None:

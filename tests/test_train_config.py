@@ -107,3 +107,11 @@ def test_configs_are_frozen_data() -> None:
     config = from_dict({"ppo": {"lr": 1e-3}})
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.ppo.lr = 1.0  # type: ignore[misc]
+
+
+def test_config_overrides_read_values_as_every_set_does() -> None:
+    """One grammar (spar_env.values): a comma list is a list, none and True are words too."""
+    config = load_config(None, ["model.hidden=64,32", "eval.opponents=random,heuristic",
+                                "model.privileged_critic=False", "warmstart.imitate=random"])  # fmt: skip
+    assert config.model.hidden == [64, 32] and config.eval.opponents == ["random", "heuristic"]
+    assert config.model.privileged_critic is False and config.warmstart.imitate == "random"

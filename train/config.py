@@ -9,8 +9,9 @@ and ``"lp"`` with the sequence-form linear program, and both read ``[run]``,
 ``[game]`` and (``cfr``) ``[solver]`` only; ``"mccfr"`` trains a sampled-CFR
 agent on a game of any size and reads ``[run]``, ``[game]`` and ``[mccfr]``.
 ``--set section.key=value`` overrides a key after the file is read; the value
-is read as TOML (``3e-4``, ``true``, ``[128, 128]``, ``"heuristic"``), and a
-bare word is taken as a string.
+is read by the one grammar of :mod:`spar_env.values`: as TOML (``3e-4``,
+``true``, ``[128, 128]``, ``"heuristic"``), else ``none``, a comma list
+(``128,128``, as a list) or a bare word (a string).
 
 An unknown section or key, a value of the wrong type, or an impossible value
 is a :class:`ConfigError` that names the key, before anything runs. The config
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 import tomli_w
+
+from spar_env.values import parse_value
 
 if TYPE_CHECKING:
     from spar_env.rules import Ruleset
@@ -216,15 +219,12 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
-    """Set ``section.key=value`` in raw config data (the value read as TOML)."""
+    """Set ``section.key=value`` in raw config data (the value read by :mod:`spar_env.values`)."""
     key, sep, text = item.partition("=")
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"--set {item!r}: expected section.key=value (for example ppo.lr=3e-4)")
-    try:
-        value = tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = text.strip()  # a bare word: a string
+    value = parse_value(text)
     *parents, last = key.split(".")
     node = data
     for p in parents:
@@ -294,6 +294,8 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
             return value
         raise ConfigError(f"{key}: expected a string, got {value!r}")
     if origin is list:
+        if isinstance(value, tuple):  # a comma list of --set (128,128)
+            value = list(value)
         if not isinstance(value, list):
             raise ConfigError(f"{key}: expected a list, got {value!r}")
         (item,) = get_args(hint)

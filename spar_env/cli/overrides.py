@@ -1,21 +1,9 @@
-"""``--set key=value`` overrides: the small value parser that every subcommand shares.
+"""``--set key=value`` overrides of a ruleset: the parsing every subcommand shares.
 
-A value is read by the first rule that fits:
-
-============================  ==========================================
-text                          value
-============================  ==========================================
-``true`` / ``false``          bool (any case)
-``none`` / ``null``           None (any case), e.g. ``first_dealer=none``
-a whole number: ``7``, ``-1``  int
-a decimal: ``0.5``, ``1e-3``  float
-text with a comma: ``3,2``    tuple of its items, each read by these rules
-                              (``A,K,Q`` -> ``('A', 'K', 'Q')``; ``5,`` -> ``(5,)``)
-anything else                 the text itself, e.g. ``stones:30``, ``bonus``
-============================  ==========================================
-
-For ruleset fields that hold a tuple (``suits``, ``ranks``, ``deal_pattern``),
-a single value is taken as a tuple of one: ``--set deal_pattern=5``.
+Values are read by the one grammar of :mod:`spar_env.values` (``true``,
+``none``, numbers, ``3,2`` as a tuple, text). For ruleset fields that hold a
+tuple (``suits``, ``ranks``, ``deal_pattern``), a single value is taken as a
+tuple of one: ``--set deal_pattern=5``.
 """
 
 from __future__ import annotations
@@ -25,25 +13,9 @@ from collections.abc import Iterable
 from dataclasses import fields
 
 from spar_env.rules import PRESETS, Ruleset, make_rules
+from spar_env.values import parse_value
 
 _TUPLE_FIELDS = frozenset(f.name for f in fields(Ruleset) if isinstance(f.default, tuple))
-
-
-def parse_value(text: str) -> object:
-    """Read one override value by the rules in the module docstring."""
-    if "," in text:
-        return tuple(parse_value(item) for item in text.split(",") if item.strip())
-    word = text.strip()
-    if word.lower() in ("true", "false"):
-        return word.lower() == "true"
-    if word.lower() in ("none", "null"):
-        return None
-    if word.lstrip("+-").isdigit():
-        return int(word)
-    try:
-        return float(word)
-    except ValueError:
-        return word
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, object]:
