@@ -17,8 +17,8 @@ import pytest
 from spar_env import __version__
 from spar_env.cli import main
 from spar_env.cli.overrides import parse_overrides, ruleset_overrides
-from spar_env.values import parse_value
 from spar_env.rules import make_rules
+from spar_env.values import parse_value
 
 SPAR = Path(sys.executable).parent / "spar"
 

@@ -115,3 +115,16 @@ def test_config_overrides_read_values_as_every_set_does() -> None:
                                 "model.privileged_critic=False", "warmstart.imitate=random"])  # fmt: skip
     assert config.model.hidden == [64, 32] and config.eval.opponents == ["random", "heuristic"]
     assert config.model.privileged_critic is False and config.warmstart.imitate == "random"
+
+
+def test_the_ppo_update_settings_have_one_home() -> None:
+    """[ppo] takes the update's defaults from PPOSettings, and 0 means off in both."""
+    from agents.ppo.update import PPOSettings
+    from train.ppo import ppo_settings
+
+    assert ppo_settings(Config()) == PPOSettings()
+    assert ppo_settings(load_config(default_config_path())) == PPOSettings()
+    off = ppo_settings(load_config(None, ["ppo.value_clip=0", "ppo.target_kl=0"]))
+    assert off.value_clip == 0 and off.target_kl == 0
+    changed = ppo_settings(load_config(None, ["ppo.clip=0.1", "ppo.epochs=5"]))
+    assert (changed.clip, changed.epochs) == (0.1, 5)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 import tomli_w
 
+from agents.ppo.update import PPOSettings
 from spar_env.values import parse_value
 
 if TYPE_CHECKING:
@@ -73,20 +74,24 @@ class RolloutSection:
     hands: int = 1  # hands each game plays per rollout
 
 
+_UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)
+
+
 @dataclass(frozen=True)
 class PPOSection:
     lr: float = 3e-4
     lr_schedule: str = "linear"  # linear (to 0 at the last update) | constant
     gamma: float = 1.0
     gae_lambda: float = 0.95
-    epochs: int = 3
-    minibatch_size: int = 8192
-    clip: float = 0.2
-    value_clip: float = 0.2  # 0: no value clipping
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float = 0.0  # stop an update's epochs past this KL (0: never)
+    # The update's settings, as in PPOSettings (train.ppo.ppo_settings passes them on):
+    epochs: int = _UPDATE.epochs
+    minibatch_size: int = _UPDATE.minibatch_size
+    clip: float = _UPDATE.clip
+    value_clip: float = _UPDATE.value_clip  # 0: no value clipping
+    ent_coef: float = _UPDATE.ent_coef
+    vf_coef: float = _UPDATE.vf_coef
+    max_grad_norm: float = _UPDATE.max_grad_norm
+    target_kl: float = _UPDATE.target_kl  # stop an update's epochs past this KL (0: never)
     reward_scale: float = 0.0  # payoffs are multiplied by this (0: 1 / the largest payoff)
     train_forced: bool = False  # also learn from decisions with one legal action
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -97,17 +97,7 @@ def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> 
 
 def ppo_settings(config: Config) -> PPOSettings:
     """The update's settings from ``[ppo]``."""
-    p = config.ppo
-    return PPOSettings(
-        epochs=p.epochs,
-        minibatch_size=p.minibatch_size,
-        clip=p.clip,
-        value_clip=p.value_clip or None,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        target_kl=p.target_kl or None,
-    )
+    return PPOSettings(**{f.name: getattr(config.ppo, f.name) for f in fields(PPOSettings)})
 
 
 def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:

@@ -67,14 +67,16 @@ class Batch:
 
 @dataclass(frozen=True)
 class PPOSettings:
+    """The update's settings: their one home (``[ppo]`` of a run config derives from them)."""
+
     epochs: int = 3
     minibatch_size: int = 8192
     clip: float = 0.2
-    value_clip: float | None = 0.2
+    value_clip: float = 0.2  # 0: no value clipping
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    target_kl: float | None = None  # stop the epochs early once the KL passes it
+    target_kl: float = 0.0  # stop an update's epochs past this KL (0: never)
 
 
 def ppo_update(
@@ -98,7 +100,7 @@ def ppo_update(
                 sums[k] = sums.get(k, 0.0) + v
             count += 1
             kl_epoch.append(stats["approx_kl"])
-        if settings.target_kl is not None and np.mean(kl_epoch) > settings.target_kl:
+        if settings.target_kl > 0 and np.mean(kl_epoch) > settings.target_kl:
             break
     model.eval()
     return {k: v / max(count, 1) for k, v in sums.items()}
@@ -124,7 +126,7 @@ def _minibatch_step(
     extra = None if batch.extra is None else batch.extra[idx]
     value = model.value(batch.obs[idx], extra)
     target = batch.returns[idx]
-    if s.value_clip is None:
+    if s.value_clip == 0:
         value_loss = 0.5 * ((value - target) ** 2).mean()
     else:
         old = batch.values[idx]
