@@ -307,8 +307,15 @@ def test_t_quantiles_match_the_printed_tables(df: int, table_value: float) -> No
     assert t_quantile(0.95, df) == pytest.approx(table_value, abs=6e-4)
 
 
-def test_t_quantile_is_continuous_where_the_method_changes() -> None:
-    assert t_quantile(0.95, 200) == pytest.approx(t_quantile(0.95, 201), abs=1e-4)
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.99])
+@pytest.mark.parametrize("df", [1, 2, 5, 30, 200, 201, 10_000])
+def test_t_quantiles_are_scipys(confidence: float, df: int) -> None:
+    from scipy.stats import t
+
+    assert t_quantile(confidence, df) == pytest.approx(t.ppf(0.5 + confidence / 2, df), rel=1e-12)
+
+
+def test_a_99_percent_quantile_matches_the_printed_table() -> None:
     assert t_quantile(0.99, 5) == pytest.approx(4.032, abs=6e-4)
 
 
