@@ -13,6 +13,7 @@ cheap to step as its arithmetic, and a large batch takes one pass per step.
 This layer imports NumPy and Numba only.
 """
 
+import spar_env.core.compile_cache  # noqa: F401  (first: every kernel is cached fresh)
 from spar_env.core.bits import random_member, unpack
 from spar_env.core.deal import next_hand, reset, shuffle_decks, start_sessions
 from spar_env.core.play import describe_action, step

@@ -2,9 +2,8 @@
 compiled (Numba) ones on single values for the per-game kernels.
 
 The compiled helpers (:func:`count_of`, :func:`lowest_of`, :func:`bit_of`) are
-compiled into kernels of other modules. Numba's on-disk cache does not notice
-edits to them there: they are fixed arithmetic and should stay so (after an
-edit, delete the ``*.nbi``/``*.nbc`` files under ``__pycache__``).
+compiled into kernels of other modules; an edit to them reaches those kernels
+on the next call (:mod:`spar_env.core.compile_cache`).
 """
 
 from __future__ import annotations

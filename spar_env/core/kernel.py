@@ -33,12 +33,11 @@ batch makes one pass over its games instead of one pass per array operation.
   ``stones:K`` (take stones from the pool; once it is empty, most stones
   wins, and tied seats play tie-break hands) or ``one_hand``.
 
-Numba caches the compiled code on disk (``cache=True``); its cache does not
-notice edits to compiled functions imported from other modules, so the rules
-live here together, and only the fixed bit helpers come from
-:mod:`spar_env.core.bits`. :func:`nth_seat_after` is compiled into
-:mod:`agents.knowledge` too: after editing it, delete the ``*.nbi``/``*.nbc``
-files under ``__pycache__``.
+Numba caches the compiled code on disk (``cache=True``), stamped by
+:mod:`spar_env.core.compile_cache` with the sources of every compiled module
+and what they import from, so an edit to a helper of another module (the bit
+helpers of :mod:`spar_env.core.bits`, or :func:`nth_seat_after`, compiled
+into :mod:`agents.knowledge` too) is compiled in on the next call.
 """
 
 from __future__ import annotations
