@@ -1,10 +1,11 @@
-"""Registers the built-in agents with :mod:`agents.registry`."""
+"""Registers the built-in agents in the table of :mod:`agents.factories` (which
+:mod:`agents.registry` builds agents from)."""
 
 from __future__ import annotations
 
 from agents.baselines import RandomAgent, RankAgent
+from agents.factories import register
 from agents.heuristic import HeuristicAgent
-from agents.registry import register
 from spar_env.rules import Ruleset
 
 

@@ -13,25 +13,16 @@ command line, the benchmark and the environments share this one registry.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any
 
+import agents.builtin  # noqa: F401  (registers the built-in agents in the table)
 from agents.base import Agent
+from agents.factories import AGENTS, Factory, register
 from spar_env.rules import Ruleset
 from spar_env.values import parse_value
 
-Factory = Callable[..., Agent]
-AGENTS: dict[str, Factory] = {}
-
-
-def register(name: str) -> Callable[[Factory], Factory]:
-    """Register ``factory(rules, **params) -> Agent`` under ``name``."""
-
-    def add(factory: Factory) -> Factory:
-        AGENTS[name] = factory
-        return factory
-
-    return add
+__all__ = ["AGENTS", "Factory", "agent_names", "agent_parameters", "make_agent", "parse_spec",
+           "register"]  # fmt: skip
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -79,13 +70,11 @@ def make_agent(spec: str, rules: Ruleset) -> Agent:
 
 def agent_names() -> list[str]:
     """The registered agents' names, sorted."""
-    _load_builtin()
     return sorted(AGENTS)
 
 
 def agent_parameters(name: str) -> dict[str, Any]:
     """The parameters a spec may give agent ``name``, with their defaults (the factory's)."""
-    _load_builtin()
     return {
         p.name: p.default
         for p in _spec_parameters(name)
@@ -101,8 +90,3 @@ def _spec_parameters(name: str) -> list[inspect.Parameter]:
 def _takes_any(name: str) -> bool:
     """A factory with ``**params`` checks its parameters itself."""
     return any(p.kind is p.VAR_KEYWORD for p in _spec_parameters(name))
-
-
-def _load_builtin() -> None:
-    """Import the modules that register the built-in agents."""
-    import agents.builtin  # noqa: F401

@@ -329,7 +329,6 @@ def _require_spec(key: str, spec: str, alternative: str = "") -> None:
 
 def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
-    import agents.builtin  # noqa: F401  (registers the built-in agents)
     from agents.registry import AGENTS, parse_spec
 
     r = c.run

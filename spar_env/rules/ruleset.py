@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 
 from spar_env.rules.cards import RANKS, SUITS, format_card, parse_card
+from spar_env.rules.preset_table import PRESETS
 
 DIRECTIONS = ("clockwise", "counterclockwise")
 SCORINGS = ("spar", "seven", "sipa", "fapfap", "one")
@@ -191,9 +192,7 @@ class Ruleset:
 
     def options(self) -> dict[str, object]:
         """Fields that differ from this ruleset's preset (the record's ``options``)."""
-        from spar_env.rules.presets import make_rules
-
-        base = make_rules(self.variant)
+        base = Ruleset(variant=self.variant, **PRESETS[self.variant])
         out: dict[str, object] = {}
         for f in fields(self):
             if f.name in ("variant", "players"):
