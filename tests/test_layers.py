@@ -94,7 +94,7 @@ def test_the_checker_finds_a_loop_and_a_chain() -> None:
 
 def test_no_module_imports_one_that_imports_it_back() -> None:
     graph = _graph()
-    assert len(graph) > 100 and "spar_env.core.kernel" in graph["spar_env.core.play"]
+    assert len(graph) > 90 and "spar_env.core.kernel" in graph["spar_env.core.play"]
     assert _cycles(graph) == []
 
 

@@ -12,7 +12,7 @@ TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
 trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
 A config with an unknown key, a wrong type or an impossible value is refused
 before training starts, naming the key. The keys and their defaults are in
-train/config.py; configs/ holds ready-made configs.
+train/sections.py; configs/ holds ready-made configs.
 """
 
 from __future__ import annotations

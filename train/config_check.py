@@ -1,0 +1,162 @@
+"""Checking a run config: every impossible value is a :class:`ConfigError` naming its key,
+raised before anything runs (:func:`train.config.load_config` checks every config it reads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from train.sections import SOLVERS, Config, ConfigError, rules_of
+
+
+def _require(ok: bool, key: str, what: str, value: Any) -> None:
+    if not ok:
+        raise ConfigError(f"{key}: must be {what}; got {value!r}")
+
+
+def _require_spec(key: str, spec: str, alternative: str = "") -> None:
+    """A registered agent spec at ``key``, or a :class:`ConfigError` listing the agents."""
+    from agents.registry import AGENTS, parse_spec
+
+    names = ", ".join(sorted(AGENTS))
+    _require(parse_spec(spec)[0] in AGENTS, key, f"an agent spec ({names}){alternative}", spec)
+
+
+def check(c: Config) -> None:
+    """Raise :class:`ConfigError` for impossible values, naming the key."""
+    from agents.registry import AGENTS, parse_spec
+
+    r = c.run
+    _require(
+        bool(r.name) and "/" not in r.name and r.name not in (".", ".."),
+        "run.name",
+        "a folder name (no '/')",
+        r.name,
+    )
+    _require(r.seed >= 0, "run.seed", "a non-negative integer", r.seed)
+    _require(r.updates >= 1, "run.updates", "at least 1", r.updates)
+    _require(r.max_minutes >= 0, "run.max_minutes", "0 (no limit) or more", r.max_minutes)
+    _require(r.threads >= 1, "run.threads", "at least 1", r.threads)
+    _require(r.checkpoint_every >= 1, "run.checkpoint_every", "at least 1", r.checkpoint_every)
+    _require(r.keep_checkpoints >= 1, "run.keep_checkpoints", "at least 1", r.keep_checkpoints)
+    try:
+        rules_of(c)
+    except TypeError as e:
+        raise ConfigError(f"game.options: {e}") from None
+    except ValueError as e:
+        raise ConfigError(f"game: {e}") from None
+    if c.algorithm == "mccfr":
+        _check_mccfr(c)
+        return
+    if c.algorithm != "ppo":
+        _check_solver(c)
+        return
+    _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
+    _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
+    p = c.ppo
+    _require(p.lr > 0, "ppo.lr", "positive", p.lr)
+    _require(
+        p.lr_schedule in ("linear", "constant"),
+        "ppo.lr_schedule",
+        "linear or constant",
+        p.lr_schedule,
+    )
+    _require(0 < p.gamma <= 1, "ppo.gamma", "in (0, 1]", p.gamma)
+    _require(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "in [0, 1]", p.gae_lambda)
+    _require(p.epochs >= 1, "ppo.epochs", "at least 1", p.epochs)
+    _require(p.minibatch_size >= 2, "ppo.minibatch_size", "at least 2", p.minibatch_size)
+    _require(0 < p.clip < 1, "ppo.clip", "in (0, 1)", p.clip)
+    for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
+        _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
+    _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    _require(
+        len(c.model.hidden) >= 1 and all(h >= 1 for h in c.model.hidden),
+        "model.hidden",
+        "a list of positive layer widths",
+        c.model.hidden,
+    )
+    mix = c.pool.mix
+    _require(bool(mix), "pool.mix", "a table of shares", mix)
+    for who, share in mix.items():
+        _require(share >= 0, f"pool.mix.{who}", "0 or more", share)
+        name, _ = parse_spec(who) if who not in ("self", "snapshot") else (who, {})
+        if who not in ("self", "snapshot") and name not in AGENTS:
+            raise ConfigError(
+                f"pool.mix.{who}: unknown opponent; use self, snapshot or an agent spec "
+                f"({', '.join(sorted(AGENTS))})"
+            )
+    _require(sum(mix.values()) > 0, "pool.mix", "shares that add up to more than 0", mix)
+    _require(c.pool.snapshot_every >= 1, "pool.snapshot_every", "at least 1", c.pool.snapshot_every)
+    _require(c.pool.snapshots >= 1, "pool.snapshots", "at least 1", c.pool.snapshots)
+    e = c.eval
+    _require(e.every >= 1, "eval.every", "at least 1", e.every)
+    _require(e.deals >= 2, "eval.deals", "at least 2 (for an interval)", e.deals)
+    _require(e.seed >= 0, "eval.seed", "a non-negative integer", e.seed)
+    _require(e.pimc_every >= 0, "eval.pimc_every", "0 (never) or more", e.pimc_every)
+    _require(e.pimc_deals >= 2, "eval.pimc_deals", "at least 2", e.pimc_deals)
+    for i, spec in enumerate(e.opponents):
+        _require_spec(f"eval.opponents[{i}]", spec)
+    w = c.warmstart
+    if w.imitate:
+        _require_spec("warmstart.imitate", w.imitate, " or empty")
+    _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
+    _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
+    _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
+    _check_ray(c)
+
+
+def _check_ray(c: Config) -> None:
+    from train.distributed import check_address
+
+    r = c.ray
+    try:
+        check_address(r.address)
+    except ValueError as e:
+        raise ConfigError(f"ray.address: {e}") from None
+    _require(r.workers >= 1, "ray.workers", "at least 1", r.workers)
+    _require(r.cpus_per_worker >= 1, "ray.cpus_per_worker", "at least 1", r.cpus_per_worker)
+    if r.enabled:
+        _require(
+            c.rollout.games >= r.workers,
+            "rollout.games",
+            f"at least ray.workers ({r.workers}), a game for each worker",
+            c.rollout.games,
+        )
+
+
+def _check_mccfr(c: Config) -> None:
+    from agents.cfr.abstraction import card_abstraction
+
+    try:
+        card_abstraction(rules_of(c))
+    except ValueError as e:
+        raise ConfigError(f"game.options: {e}") from None
+    m = c.mccfr
+    for name in ("deals", "batches", "eval_every"):
+        _require(getattr(m, name) >= 1, f"mccfr.{name}", "at least 1", getattr(m, name))
+    _require(0 <= m.model_share < 1, "mccfr.model_share", "in [0, 1)", m.model_share)
+    if m.model:
+        _require_spec("mccfr.model", m.model, " or empty")
+    else:
+        _require(m.model_share == 0, "mccfr.model_share", "0 without a model", m.model_share)
+    _require(m.eval_deals >= 2, "mccfr.eval_deals", "at least 2 (for an interval)", m.eval_deals)
+    _require(m.eval_seed >= 0, "mccfr.eval_seed", "a non-negative integer", m.eval_seed)
+    for i, spec in enumerate(m.eval_opponents):
+        _require_spec(f"mccfr.eval_opponents[{i}]", spec)
+
+
+def _check_solver(c: Config) -> None:
+    _require(
+        c.game.players == 2,
+        "game.players",
+        "2 (the exact solvers are for two players)",
+        c.game.players,
+    )
+    v = c.solver
+    _require(v.algorithm in SOLVERS, "solver.algorithm", " or ".join(SOLVERS), v.algorithm)
+    _require(v.iterations >= 1, "solver.iterations", "at least 1", v.iterations)
+    _require(v.seconds >= 0, "solver.seconds", "0 (no limit) or more", v.seconds)
+    _require(
+        v.target_nash_conv >= 0, "solver.target_nash_conv", "0 (never) or more", v.target_nash_conv
+    )
+    _require(v.eval_every >= 1, "solver.eval_every", "at least 1", v.eval_every)

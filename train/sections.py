@@ -1,0 +1,181 @@
+"""The shape of a run config: its typed sections with their defaults, one class each.
+
+Every key of every section is listed here with its default and, where it
+needs one, its meaning; :mod:`train.config` reads TOML files into these and
+:mod:`train.config_check` checks them. ``[ppo]``'s update settings take their
+defaults from :class:`agents.ppo.update.PPOSettings`, their one home.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, get_type_hints
+
+from agents.ppo.update import PPOSettings
+
+if TYPE_CHECKING:
+    from spar_env.rules import Ruleset
+
+ALGORITHMS = ("ppo", "cfr", "lp", "mccfr")
+SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
+# The sections each algorithm reads; any other is an error.
+SECTIONS_OF = {
+    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart", "ray"),
+    "cfr": ("run", "game", "solver"),
+    "lp": ("run", "game"),
+    "mccfr": ("run", "game", "mccfr"),
+}
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the key."""
+
+
+@dataclass(frozen=True)
+class RunSection:
+    name: str = "spar4"  # the run folder: runs/<name>
+    seed: int = 0
+    updates: int = 500  # PPO updates in all (each after one rollout)
+    max_minutes: float = 15.0  # stop early after this much wall clock (0: no limit)
+    threads: int = 2  # torch threads
+    checkpoint_every: int = 10  # updates between checkpoints (and one at the end)
+    keep_checkpoints: int = 3  # the newest ones kept on disk
+
+
+@dataclass(frozen=True)
+class GameSection:
+    variant: str = "spar"
+    players: int = 4
+    options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
+
+
+@dataclass(frozen=True)
+class RolloutSection:
+    games: int = 2048  # games played at once on the batch core
+    hands: int = 1  # hands each game plays per rollout
+
+
+_UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)
+
+
+@dataclass(frozen=True)
+class PPOSection:
+    lr: float = 3e-4
+    lr_schedule: str = "linear"  # linear (to 0 at the last update) | constant
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    # The update's settings, as in PPOSettings (train.ppo.ppo_settings passes them on):
+    epochs: int = _UPDATE.epochs
+    minibatch_size: int = _UPDATE.minibatch_size
+    clip: float = _UPDATE.clip
+    value_clip: float = _UPDATE.value_clip  # 0: no value clipping
+    ent_coef: float = _UPDATE.ent_coef
+    vf_coef: float = _UPDATE.vf_coef
+    max_grad_norm: float = _UPDATE.max_grad_norm
+    target_kl: float = _UPDATE.target_kl  # stop an update's epochs past this KL (0: never)
+    reward_scale: float = 0.0  # payoffs are multiplied by this (0: 1 / the largest payoff)
+    train_forced: bool = False  # also learn from decisions with one legal action
+
+
+@dataclass(frozen=True)
+class ModelSection:
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    privileged_critic: bool = True  # the critic also sees the other hands (training only)
+
+
+@dataclass(frozen=True)
+class PoolSection:
+    # Share of the games of a rollout by who holds the other seats: "self" (the
+    # learner holds every seat), "snapshot" (past snapshots of the learner), or an
+    # agent spec ("heuristic", "random", "pimc:worlds=8").
+    mix: dict[str, float] = field(
+        default_factory=lambda: {"self": 0.5, "snapshot": 0.25, "heuristic": 0.25}
+    )
+    snapshot_every: int = 10  # updates between snapshots added to the pool
+    snapshots: int = 5  # the most recent ones kept
+
+
+@dataclass(frozen=True)
+class EvalSection:
+    every: int = 20  # updates between evaluations (and one at the end)
+    deals: int = 2000  # duplicate deals against each opponent
+    seed: int = 12345  # the same deals at every evaluation
+    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    pimc_every: int = 0  # evaluations between pimc evaluations (0: never)
+    pimc_deals: int = 200
+
+
+@dataclass(frozen=True)
+class WarmStartSection:
+    imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
+    updates: int = 60  # imitation steps
+    games: int = 2048  # games per batch of imitated decisions
+    lr: float = 1e-3
+
+
+@dataclass(frozen=True)
+class RaySection:
+    enabled: bool = False  # collect the rollouts on Ray actors (also: spar train --ray)
+    address: str = ""  # "": start a local Ray; "auto" or "HOST:PORT": join a running cluster
+    workers: int = 2  # rollout actors; rollout.games is shared out among them
+    cpus_per_worker: int = 1  # CPUs each actor reserves (and its torch threads)
+
+
+@dataclass(frozen=True)
+class MCCFRSection:
+    deals: int = 1024  # hands walked per batch
+    batches: int = 100_000  # the most batches (run.max_minutes usually stops the run first)
+    model: str = "heuristic"  # an agent spec the others may play instead ("": plain MCCFR)
+    model_share: float = 0.5  # share of the hands where they do (a restricted Nash response)
+    eval_every: int = 100  # batches between evaluations and saves (and one at the end)
+    eval_deals: int = 2000  # duplicate deals against each opponent
+    eval_seed: int = 12345  # the same deals at every evaluation
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+
+
+@dataclass(frozen=True)
+class SolverSection:
+    algorithm: str = "dcfr"  # cfr | cfr+ | dcfr | pcfr+
+    iterations: int = 2000
+    seconds: float = 0.0  # stop once the solver has run this long (0: no limit)
+    target_nash_conv: float = 0.0  # stop once NashConv is below this (0: never)
+    eval_every: int = 100  # iterations between exact evaluations (and log points)
+
+
+@dataclass(frozen=True)
+class Config:
+    algorithm: str = "ppo"
+    run: RunSection = field(default_factory=RunSection)
+    game: GameSection = field(default_factory=GameSection)
+    rollout: RolloutSection = field(default_factory=RolloutSection)
+    ppo: PPOSection = field(default_factory=PPOSection)
+    model: ModelSection = field(default_factory=ModelSection)
+    pool: PoolSection = field(default_factory=PoolSection)
+    eval: EvalSection = field(default_factory=EvalSection)
+    warmstart: WarmStartSection = field(default_factory=WarmStartSection)
+    ray: RaySection = field(default_factory=RaySection)
+    solver: SolverSection = field(default_factory=SolverSection)
+    mccfr: MCCFRSection = field(default_factory=MCCFRSection)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The algorithm and the sections it reads, as plain data."""
+        data = dataclasses.asdict(self)
+        return {"algorithm": self.algorithm, **{k: data[k] for k in SECTIONS_OF[self.algorithm]}}
+
+    def replace(self, **sections: Any) -> Config:
+        return dataclasses.replace(self, **sections)
+
+
+SECTIONS: dict[str, type] = {
+    f.name: get_type_hints(Config)[f.name] for f in fields(Config) if f.name != "algorithm"
+}
+META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on reading
+
+
+def rules_of(config: Config) -> Ruleset:
+    """The ruleset of ``[game]``: every trainer and check reads it from here."""
+    from spar_env.rules import make_rules
+
+    g = config.game
+    return make_rules(g.variant, players=g.players, **g.options)
