@@ -47,286 +47,47 @@ hand collects its points from every other seat (whatever the payoff option).
 It is antisymmetric; with stakes payoffs agent ``i``'s mean payoff is
 ``sum_j seats[j] * head_to_head[i, j]``, and in a two-player game ``head_to_head[0, 1]`` is
 agent 0's mean payoff. Its intervals are taken over deals as above.
+
+The seating and the deals are in :mod:`train.seating`, the play of a batch in
+:mod:`train.hands`, the figures in :mod:`train.standings`; this module runs
+a tournament from them (and re-exports their names).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from agents import Agent, Situation, make_agent
-from spar_env.core import reset, shuffle_decks, tables_for
-from spar_env.core.bits import popcount
-from spar_env.history import History, step_with_history
+from agents import Agent, make_agent
 from spar_env.rules import Ruleset
-from train.stats import mean_ci
+from train.hands import Outcome, play_batch
+from train.seating import DEAL_BLOCK, Seating, draw_deals, seating
+from train.standings import AgentResult, TournamentResult, summarise
 
-DEAL_BLOCK = 1024  # deals drawn from one generator: deal i depends only on (seed, i)
+__all__ = [
+    "DEAL_BLOCK",
+    "DEFAULT_CHUNK",
+    "Progress",
+    "AgentResult",
+    "Batch",
+    "Outcome",
+    "Seating",
+    "TournamentResult",
+    "batches",
+    "check_request",
+    "draw_deals",
+    "play_batch",
+    "play_deals",
+    "run_tournament",
+    "seating",
+    "summarise",
+]
+
 DEFAULT_CHUNK = 8192  # deals per batch (times the rotations: games in the batch)
 
 Progress = Callable[[int, int], None]  # (deals done, deals in all)
-
-
-@dataclass(frozen=True)
-class Seating:
-    """Which agent sits where, in each rotation of one deal."""
-
-    agents: tuple[str, ...]  # distinct specs, in lineup order
-    table: np.ndarray  # int64 [R, N] index into agents of the agent at each seat, per rotation
-
-    @property
-    def rotations(self) -> int:
-        return int(self.table.shape[0])
-
-    @property
-    def seats(self) -> np.ndarray:
-        """``int64 [A]`` seats each agent holds at the table (the same in every rotation)."""
-        return np.bincount(self.table[0], minlength=len(self.agents))
-
-
-def seating(lineup: Sequence[str], players: int) -> Seating:
-    """Seat ``lineup`` at ``players`` seats and list the distinct rotations (module docstring).
-
-    Raises:
-        ValueError: for a lineup longer than the table or with fewer than two agents.
-    """
-    specs = [spec.strip() for spec in lineup]
-    if len(specs) > players:
-        raise ValueError(
-            f"a lineup of {len(specs)} agents does not fit {players} seats; "
-            f"give at most {players} agent specs (or raise --players)"
-        )
-    agents = tuple(dict.fromkeys(specs))
-    if len(agents) < 2:
-        raise ValueError(f"a tournament needs at least two different agents; got {specs}")
-    pattern = np.array([agents.index(specs[s % len(specs)]) for s in range(players)])
-    rotations: list[tuple[int, ...]] = []
-    for r in range(players):
-        row = tuple(np.roll(pattern, r).tolist())
-        if row not in rotations:
-            rotations.append(row)
-    return Seating(agents=agents, table=np.array(rotations, dtype=np.int64))
-
-
-def draw_deals(rules: Ruleset, seed: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Deals ``start .. start+count-1`` of ``seed``: ``(decks int8 [count, deck], dealers [count])``."""
-    t = tables_for(rules)
-    decks, dealers = [], []
-    for block in range(start // DEAL_BLOCK, (start + count - 1) // DEAL_BLOCK + 1):
-        rng = np.random.default_rng([seed, 0, block])
-        block_decks = shuffle_decks(t, DEAL_BLOCK, rng)
-        if rules.first_dealer is None:
-            block_dealers = rng.integers(0, rules.players, DEAL_BLOCK)
-        else:
-            block_dealers = np.full(DEAL_BLOCK, rules.first_dealer, dtype=np.int64)
-        lo = max(start - block * DEAL_BLOCK, 0)
-        hi = min(start + count - block * DEAL_BLOCK, DEAL_BLOCK)
-        decks.append(block_decks[lo:hi])
-        dealers.append(block_dealers[lo:hi])
-    return np.concatenate(decks), np.concatenate(dealers).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How each game of a batch ended."""
-
-    payoffs: np.ndarray  # float64 [B, N] payoff of each seat
-    winner: np.ndarray  # int64 [B] seat that won the hand
-    points: np.ndarray  # int64 [B] points it scored
-    won_low: np.ndarray  # bool [B] the last trick was won with a scoring rank
-    had_low: np.ndarray  # bool [B, N] the seat held a scoring rank at trick 1
-    kept_low: np.ndarray  # bool [B, N] its card in the last trick was a scoring rank
-    before_last: np.ndarray  # int64 [B] seat that won trick H-1 (-1 for one-card hands)
-
-
-def play_batch(
-    rules: Ruleset,
-    agents: Sequence[Agent],
-    agent_at: np.ndarray,
-    decks: np.ndarray,
-    dealers: np.ndarray,
-    rng: np.random.Generator,
-    on_step: Callable[[float], None] | None = None,
-) -> Outcome:
-    """Play one hand in every game: ``agent_at[g, s]`` (index into ``agents``) holds seat ``s``.
-
-    ``on_step(done)``, if given, hears after each step the share of the batch's cards played.
-    """
-    t = tables_for(rules)
-    n, h = rules.players, rules.hand_size
-    state = reset(rules, decks.shape[0], rng, decks=decks, dealers=dealers)
-    history = History(state)
-    payoffs = np.zeros((state.batch_size, n))
-    max_steps = n * h + n  # every card, plus at most one exchange decision per seat
-    for _ in range(max_steps + 1):
-        rows = np.flatnonzero(~state.terminated)
-        if rows.size == 0:
-            break
-        owner = agent_at[rows, state.current_player[rows]]
-        actions = np.zeros(state.batch_size, dtype=np.int64)
-        for a, agent in enumerate(agents):
-            games = rows[owner == a]
-            if games.size:
-                actions[games] = agent.act(Situation(state, history, games), rng).actions
-        step_with_history(state, actions, history)
-        payoffs += state.rewards
-        if on_step is not None:
-            on_step(float(history.count.sum()) / (state.batch_size * n * h))
-    else:
-        raise RuntimeError(f"hands still running after {max_steps} steps")
-    low_bits = np.bitwise_or.reduce(t.card_bit[: t.num_cards][t.card_points[:-1] > 0])
-    last = slice(n * (h - 1), n * h)
-    last_cards = np.zeros((state.batch_size, n), dtype=np.int64)
-    np.put_along_axis(
-        last_cards, history.seats[:, last].astype(np.int64), history.cards[:, last], axis=1
-    )
-    return Outcome(
-        payoffs=payoffs,
-        winner=state.winner.copy(),
-        points=state.points.copy(),
-        won_low=t.card_points[state.trick_card[:, h - 1].astype(np.int64)] > 0,
-        had_low=popcount(state.held & low_bits) > 0,
-        kept_low=t.card_points[last_cards] > 0,
-        before_last=(
-            state.trick_winner[:, h - 2].astype(np.int64) if h >= 2 else np.full(len(dealers), -1)
-        ),
-    )
-
-
-@dataclass
-class _Tally:
-    """Running sums over batches: per-deal samples and per-agent counts."""
-
-    num_agents: int
-    payoff_by_deal: list[np.ndarray] = field(default_factory=list)  # [D, A] per batch
-    net_by_deal: list[np.ndarray] = field(default_factory=list)  # [D, A, A] per batch
-    hands: np.ndarray = field(init=False)
-    wins: np.ndarray = field(init=False)
-    points: np.ndarray = field(init=False)
-    won_low: np.ndarray = field(init=False)
-    had_low: np.ndarray = field(init=False)
-    kept_low: np.ndarray = field(init=False)
-    before_last: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        names = ("hands", "wins", "points", "won_low", "had_low", "kept_low", "before_last")
-        for name in names:
-            setattr(self, name, np.zeros(self.num_agents, dtype=np.int64))
-
-    def add(self, outcome: Outcome, seated: Seating) -> None:
-        a = self.num_agents
-        rotations, seats = seated.rotations, seated.seats
-        games = outcome.winner.shape[0]
-        deals = games // rotations
-        agent_at = np.tile(seated.table, (deals, 1))  # game d * R + r has rotation r
-        deal = np.repeat(np.arange(deals), rotations)
-        hands_per_deal = rotations * seats  # [A] seat-hands of each agent in one deal
-        pay = np.bincount(
-            (deal[:, None] * a + agent_at).ravel(),
-            weights=outcome.payoffs.ravel(),
-            minlength=deals * a,
-        ).reshape(deals, a)
-        self.payoff_by_deal.append(pay / hands_per_deal)
-        winner_agent = agent_at[np.arange(games), outcome.winner]
-        others = np.arange(agent_at.shape[1])[None, :] != outcome.winner[:, None]
-        index = (deal[:, None] * a + winner_agent[:, None]) * a + agent_at
-        paid = np.bincount(
-            index[others],
-            weights=np.broadcast_to(outcome.points[:, None], others.shape)[others],
-            minlength=deals * a * a,
-        ).reshape(deals, a, a)
-        net = paid - paid.transpose(0, 2, 1)
-        self.net_by_deal.append(net / (rotations * seats[:, None] * seats[None, :]))
-        self.hands += deals * hands_per_deal
-        self.wins += np.bincount(winner_agent, minlength=a)
-        self.points += np.bincount(winner_agent, weights=outcome.points, minlength=a).astype(
-            np.int64
-        )
-        self.won_low += np.bincount(winner_agent[outcome.won_low], minlength=a)
-        self.had_low += np.bincount(agent_at[outcome.had_low], minlength=a)
-        self.kept_low += np.bincount(agent_at[outcome.had_low & outcome.kept_low], minlength=a)
-        took = outcome.before_last >= 0
-        rows = np.flatnonzero(took)
-        self.before_last += np.bincount(agent_at[rows, outcome.before_last[rows]], minlength=a)
-
-
-@dataclass(frozen=True)
-class AgentResult:
-    """One agent's figures (module docstring)."""
-
-    spec: str
-    seats: int  # seats it holds at each table
-    hands: int  # hands it played (deals x rotations x seats)
-    mean_payoff: float
-    ci95: float  # half-width of the 95% confidence interval of mean_payoff
-    win_share: float
-    points_per_win: float | None  # None if it never won
-    low_card_wins: float | None  # None for a variant without scoring ranks
-    low_card_kept: float | None  # None without scoring ranks, or never dealt one
-    before_last_wins: float | None = None  # None for one-card hands
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain data; an interval that one deal cannot give is ``None``."""
-        half = _number(self.ci95)
-        return {
-            "spec": self.spec,
-            "seats": self.seats,
-            "hands": self.hands,
-            "mean_payoff": self.mean_payoff,
-            "ci95": None if half is None else [self.mean_payoff - half, self.mean_payoff + half],
-            "ci95_halfwidth": half,
-            "win_share": self.win_share,
-            "points_per_win": self.points_per_win,
-            "low_card_wins": self.low_card_wins,
-            "low_card_kept": self.low_card_kept,
-            "before_last_wins": self.before_last_wins,
-        }
-
-
-@dataclass(frozen=True)
-class TournamentResult:
-    rules: Ruleset
-    lineup: tuple[str, ...]
-    seed: int
-    deals: int
-    seating: Seating
-    agents: tuple[AgentResult, ...]
-    head_to_head: np.ndarray  # float64 [A, A] mean net stake from a seat of j to a seat of i
-    head_to_head_ci95: np.ndarray  # float64 [A, A] half-widths
-    payoff_by_deal: np.ndarray  # float64 [D, A] each agent's mean payoff per hand in each deal
-
-    @property
-    def games(self) -> int:
-        """Games played: deals x rotations (one hand each)."""
-        return self.deals * self.seating.rotations
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain data for ``--json``: the same seed gives the same dict."""
-        return {
-            "variant": self.rules.variant,
-            "players": self.rules.players,
-            "options": self.rules.options(),
-            "lineup": list(self.lineup),
-            "seed": self.seed,
-            "deals": self.deals,
-            "rotations": self.seating.rotations,
-            "games": self.games,
-            "seating": self.seating.table.tolist(),
-            "agents": [a.to_dict() for a in self.agents],
-            "head_to_head": {
-                "agents": list(self.seating.agents),
-                "mean": self.head_to_head.tolist(),
-                "ci95_halfwidth": [[_number(x) for x in row] for row in self.head_to_head_ci95],
-            },
-        }
-
-
-def _number(x: float) -> float | None:
-    """``x`` as a JSON-safe float, ``None`` for NaN."""
-    return None if math.isnan(x) else float(x)
 
 
 def run_tournament(
@@ -417,67 +178,4 @@ def play_deals(
         np.repeat(dealers, rotations),
         np.random.default_rng([seed, 1, batch.index]),
         on_step,
-    )
-
-
-def summarise(
-    lineup: Sequence[str],
-    rules: Ruleset,
-    deals: int,
-    seed: int,
-    seats: Seating,
-    outcomes: Iterable[Outcome],
-) -> TournamentResult:
-    """The figures of a run from the outcomes of its batches, in batch order."""
-    tally = _Tally(len(seats.agents))
-    for outcome in outcomes:
-        tally.add(outcome, seats)
-    return _result(lineup, rules, deals, seed, seats, tally)
-
-
-def _result(
-    lineup: Sequence[str], rules: Ruleset, deals: int, seed: int, seats: Seating, tally: _Tally
-) -> TournamentResult:
-    payoff = np.concatenate(tally.payoff_by_deal)
-    net = np.concatenate(tally.net_by_deal)
-    scoring = bool(rules.rank_points)
-    results = []
-    for a, spec in enumerate(seats.agents):
-        mean, half = mean_ci(payoff[:, a])
-        wins, had = int(tally.wins[a]), int(tally.had_low[a])
-        results.append(
-            AgentResult(
-                spec=spec,
-                seats=int(seats.seats[a]),
-                hands=int(tally.hands[a]),
-                mean_payoff=mean,
-                ci95=half,
-                win_share=wins / int(tally.hands[a]),
-                points_per_win=int(tally.points[a]) / wins if wins else None,
-                low_card_wins=int(tally.won_low[a]) / int(tally.hands[a]) if scoring else None,
-                low_card_kept=int(tally.kept_low[a]) / had if scoring and had else None,
-                before_last_wins=(
-                    int(tally.before_last[a]) / int(tally.hands[a])
-                    if rules.hand_size >= 2
-                    else None
-                ),
-            )
-        )
-    a = len(seats.agents)
-    h2h = np.zeros((a, a))
-    h2h_ci = np.zeros((a, a))
-    for i in range(a):
-        for j in range(a):
-            if i != j:
-                h2h[i, j], h2h_ci[i, j] = mean_ci(net[:, i, j])
-    return TournamentResult(
-        rules=rules,
-        lineup=tuple(lineup),
-        seed=seed,
-        deals=deals,
-        seating=seats,
-        agents=tuple(results),
-        head_to_head=h2h,
-        head_to_head_ci95=h2h_ci,
-        payoff_by_deal=payoff,
     )
