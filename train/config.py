@@ -185,10 +185,12 @@ DEFAULT_CONFIG = "ppo_spar4.toml"
 
 
 def default_config_path() -> Path | None:
-    """``configs/ppo_spar4.toml`` of the source tree, or ``None`` (the built-in defaults,
-    which are the same, as a test checks) when the package is installed without it."""
-    path = Path(__file__).resolve().parents[1] / "configs" / DEFAULT_CONFIG
-    return path if path.is_file() else None
+    """The shipped ``configs/ppo_spar4.toml`` (package data), or ``None`` (the built-in
+    defaults, which are the same, as a test checks) if it is missing."""
+    from spar_env.shipped import config_names, config_path
+
+    name = DEFAULT_CONFIG.removesuffix(".toml")
+    return config_path(name) if name in config_names() else None
 
 
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
