@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
@@ -193,7 +194,7 @@ def default_config_path() -> Path | None:
     return config_path(name) if name in config_names() else None
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
     """The config of a TOML file (``None``: the defaults) with ``--set`` overrides, checked.
 
     Raises:

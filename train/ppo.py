@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -50,6 +50,9 @@ from train.evaluate import evaluate
 from train.imitate import imitate
 from train.pool import OpponentPool
 from train.rollout import Collector, Rollout
+
+if TYPE_CHECKING:
+    from train.distributed.rollout import RayCollector
 
 CONFIG_FILE = "config.toml"
 
@@ -131,7 +134,9 @@ def ppo_settings(config: Config) -> PPOSettings:
     )
 
 
-def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:
+def make_collector(
+    config: Config, rules: Ruleset, rng: np.random.Generator
+) -> Collector | RayCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``)."""
     if config.ray.enabled:
         from train.distributed.rollout import RayCollector
@@ -364,7 +369,7 @@ def _restore(saved, rules, model, optimizer, rng, pool, collector, counters) -> 
     collector.load_state_dict(saved["games"])
 
 
-def resume_config(run_dir: str | os.PathLike, overrides: list[str] = ()) -> Config:
+def resume_config(run_dir: str | os.PathLike, overrides: Sequence[str] = ()) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
     only how long it runs (``run.updates``, ``run.max_minutes``)."""
     import tomllib

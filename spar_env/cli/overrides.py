@@ -2,17 +2,17 @@
 
 A value is read by the first rule that fits:
 
-============================  ==========================================
-text                          value
-============================  ==========================================
-``true`` / ``false``          bool (any case)
-``none`` / ``null``           None (any case), e.g. ``first_dealer=none``
-a whole number: ``7``, ``-1``  int
-a decimal: ``0.5``, ``1e-3``  float
-text with a comma: ``3,2``    tuple of its items, each read by these rules
-                              (``A,K,Q`` -> ``('A', 'K', 'Q')``; ``5,`` -> ``(5,)``)
-anything else                 the text itself, e.g. ``stones:30``, ``bonus``
-============================  ==========================================
+==============================  ==========================================
+text                            value
+==============================  ==========================================
+``true`` / ``false``            bool (any case)
+``none`` / ``null``             None (any case), e.g. ``first_dealer=none``
+a whole number: ``7``, ``-1``   int
+a decimal: ``0.5``, ``1e-3``    float
+text with a comma: ``3,2``      tuple of its items, each read by these rules
+                                (``A,K,Q`` -> ``('A', 'K', 'Q')``; ``5,`` -> ``(5,)``)
+anything else                   the text itself, e.g. ``stones:30``, ``bonus``
+==============================  ==========================================
 
 For ruleset fields that hold a tuple (``suits``, ``ranks``, ``deal_pattern``),
 a single value is taken as a tuple of one: ``--set deal_pattern=5``.

@@ -112,7 +112,7 @@ class GameBatch:
         rewards = core.step(state, actions, moving=games, check=check).copy()
         if self.history is not None:
             self.history.settle(state)
-        if self.episode == "session":
+        if before is not None:  # a session episode
             ended = state.terminated & ~before & ~state.session_over
             if ended.any():
                 core.next_hand(state, np.flatnonzero(ended), self.rng)
