@@ -118,3 +118,16 @@ def test_spar_play_takes_the_game_of_its_opponent(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"the game is spar with 2 players, as ppo:{run} was made for" in done.stdout
     assert "final scores: you 0 · seat 1 0\n" in done.stdout  # two seats: you and the bot
+
+
+def test_one_version_and_a_license() -> None:
+    import tomllib
+    from importlib.metadata import metadata, version
+
+    import spar_env
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]
+    assert version("spar-rl") == spar_env.__version__  # read from spar_env.__version__
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert metadata("spar-rl")["License"] == "MIT"
