@@ -130,4 +130,4 @@ def test_one_version_and_a_license() -> None:
     assert "version" not in project and project["dynamic"] == ["version"]
     assert version("spar-rl") == spar_env.__version__  # read from spar_env.__version__
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
-    assert metadata("spar-rl")["License"] == "MIT"
+    assert metadata("spar-rl")["License-Expression"] == "MIT"
