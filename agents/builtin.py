@@ -62,7 +62,8 @@ def _cfr(rules: Ruleset, path: str | None = None, greedy: bool = False, average:
 @register("onnx")
 def _onnx(rules: Ruleset, path: str | None = None, greedy: bool = True):
     from agents.export.bot import OnnxAgent  # imported on use: it needs onnxruntime (not torch)
+    from spar_env.shipped import resolve_bot
 
     if path is None:
-        raise ValueError("onnx needs an exported bot file: onnx:checkpoints/spar4.onnx")
-    return OnnxAgent.from_path(rules, str(path), greedy=greedy)
+        raise ValueError("onnx needs an exported bot file or a shipped bot's name: onnx:spar4")
+    return OnnxAgent.from_path(rules, resolve_bot(str(path)), greedy=greedy)

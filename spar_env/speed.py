@@ -3,14 +3,14 @@
 Modes (every one plays uniformly random legal actions, and re-deals finished
 games inside the timed loop):
 
-==========  ==============================================================
-``core``    the batch core alone: ``step`` on ``batch`` games
-``vector``  the native Gymnasium vector env (``batch`` sub-envs, random
-            opponents), reading observations and masks every step
-``selfplay`` the self-play batch API, reading the mover's observation and mask
-``aec``     the PettingZoo AEC env (``env()``, one game), the usual
-            ``agent_iter`` / ``last`` / ``step`` loop
-==========  ==============================================================
+=============  ==============================================================
+``core``       the batch core alone: ``step`` on ``batch`` games
+``vector``     the native Gymnasium vector env (``batch`` sub-envs, random
+               opponents), reading observations and masks every step
+``selfplay``   the self-play batch API, reading the mover's observation and mask
+``aec``        the PettingZoo AEC env (``env()``, one game), the usual
+               ``agent_iter`` / ``last`` / ``step`` loop
+=============  ==============================================================
 
 ``agent_steps`` counts every action of every agent (cards played, exchange
 decisions); ``env_steps`` counts the steps the caller takes (in ``vector``,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
@@ -91,13 +92,15 @@ CONFIG_FILE = "config.toml"  # the config in force, in every run folder
 
 
 def default_config_path() -> Path | None:
-    """``configs/ppo_spar4.toml`` of the source tree, or ``None`` (the built-in defaults,
-    which are the same, as a test checks) when the package is installed without it."""
-    path = Path(__file__).resolve().parents[1] / "configs" / DEFAULT_CONFIG
-    return path if path.is_file() else None
+    """The shipped ``configs/ppo_spar4.toml`` (package data), or ``None`` (the built-in
+    defaults, which are the same, as a test checks) if it is missing."""
+    from spar_env.shipped import config_names, config_path
+
+    name = DEFAULT_CONFIG.removesuffix(".toml")
+    return config_path(name) if name in config_names() else None
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
     """The config of a TOML file (``None``: the defaults) with ``--set`` overrides, checked.
 
     Raises:
@@ -207,7 +210,7 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
     raise TypeError(f"unsupported config type {hint!r}")  # a bug here, not in the file
 
 
-def resume_config(run_dir: str | Path, overrides: list[str] = ()) -> Config:
+def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
     only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``)."""
     path = Path(run_dir) / CONFIG_FILE

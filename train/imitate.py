@@ -10,6 +10,8 @@ that already knows what hands are worth.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
@@ -20,10 +22,13 @@ from spar_env.core.bits import popcount
 from train.pool import SELF, OpponentPool
 from train.rollout import Collector
 
+if TYPE_CHECKING:
+    from train.distributed.rollout import RayCollector
+
 
 def imitate(
     model: ActorCritic,
-    collector: Collector,
+    collector: Collector | RayCollector,
     teacher_spec: str,
     steps: int,
     lr: float,

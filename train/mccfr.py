@@ -121,9 +121,9 @@ def run_mccfr(
             evaluations = {
                 spec: {"mean_payoff": r.mean_payoff, "ci95": r.ci95} for spec, r in found.items()
             }
-            for spec, f in evaluations.items():
-                writer.add_scalar(f"eval/{spec}/mean_payoff", f["mean_payoff"], step)
-                writer.add_scalar(f"eval/{spec}/ci95", f["ci95"], step)
+            for spec, figures in evaluations.items():
+                writer.add_scalar(f"eval/{spec}/mean_payoff", figures["mean_payoff"], step)
+                writer.add_scalar(f"eval/{spec}/ci95", figures["ci95"], step)
             writer.flush()
             save()
             if report is not None:

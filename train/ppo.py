@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -51,6 +51,9 @@ from train.model import build_model, reward_scale
 from train.pool import OpponentPool
 from train.progress import Progress, Reporter
 from train.rollout import Collector, Rollout
+
+if TYPE_CHECKING:
+    from train.distributed.rollout import RayCollector
 
 
 @dataclass
@@ -100,7 +103,9 @@ def ppo_settings(config: Config) -> PPOSettings:
     return PPOSettings(**{f.name: getattr(config.ppo, f.name) for f in fields(PPOSettings)})
 
 
-def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> Collector:
+def make_collector(
+    config: Config, rules: Ruleset, rng: np.random.Generator
+) -> Collector | RayCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator."""
     if config.ray.enabled:

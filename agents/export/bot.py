@@ -31,10 +31,11 @@ from agents.export.metadata import (
     signature_of,
 )
 from agents.signature import rules_of
+from spar_env import shipped
 from spar_env.rules import Ruleset
 
-SHIPPED_BOT = Path(__file__).resolve().parents[2] / "checkpoints" / "spar4.onnx"
-"""The bot trained for the default game (``spar``, 4 players), shipped in ``checkpoints/``."""
+SHIPPED_BOT = shipped.bot_path(shipped.DEFAULT_BOT)
+"""The bot trained for the default game (``spar``, 4 players): ``onnx:spar4`` (package data)."""
 
 
 def session_options() -> ort.SessionOptions:
@@ -81,6 +82,7 @@ def bot_rules(path: str | os.PathLike) -> Ruleset:
     Raises:
         BotError: if the file is not a spar-rl bot.
     """
+    path = shipped.resolve_bot(path)
     meta = load_session(path, str(path)).get_modelmeta().custom_metadata_map
     return rules_of(signature_of(meta, str(path)))
 

@@ -2,24 +2,24 @@
 
 Every value is a string (ONNX metadata is text); structured values are JSON.
 
-================  ==========================================================
-key               value
-================  ==========================================================
-``format``        ``spar-rl onnx bot``
-``format_version``  ``1``
-``variant``       the preset, e.g. ``spar``
-``players``       the player count, e.g. ``4``
-``options``       JSON: the ruleset fields that differ from the preset
-``obs_version``   :data:`spar_env.observe.OBS_VERSION` of the encoding
-``obs_size``      width of the observation vector
-``obs_dtype``     ``uint8``: the observation as :func:`spar_env.observe.encode`
-                  gives it, unscaled (the model divides by each entry's bound)
-``num_actions``   width of the mask and of the probabilities
-``actions``       JSON list: the name of each action id, in order
-``action_ids``    how the ids are laid out, in words
-``run``           JSON: ``name``, ``update`` and ``checkpoint`` of the training run
-``config``        JSON: the training config in force
-================  ==========================================================
+===================  ==========================================================
+key                  value
+===================  ==========================================================
+``format``           ``spar-rl onnx bot``
+``format_version``   ``1``
+``variant``          the preset, e.g. ``spar``
+``players``          the player count, e.g. ``4``
+``options``          JSON: the ruleset fields that differ from the preset
+``obs_version``      :data:`spar_env.observe.OBS_VERSION` of the encoding
+``obs_size``         width of the observation vector
+``obs_dtype``        ``uint8``: the observation as :func:`spar_env.observe.encode`
+                     gives it, unscaled (the model divides by each entry's bound)
+``num_actions``      width of the mask and of the probabilities
+``actions``          JSON list: the name of each action id, in order
+``action_ids``       how the ids are laid out, in words
+``run``              JSON: ``name``, ``update`` and ``checkpoint`` of the training run
+``config``           JSON: the training config in force
+===================  ==========================================================
 
 The graph has two inputs and one output:
 

@@ -94,7 +94,7 @@ def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> 
         torch.onnx.export(
             MaskedPolicy(model).eval(),
             (obs, mask),
-            buffer,
+            buffer,  # type: ignore[arg-type]  # a file object works; torch's hint names paths only
             dynamo=False,
             opset_version=OPSET,
             input_names=[OBS_INPUT, MASK_INPUT],

@@ -21,6 +21,7 @@ from types import ModuleType
 from spar_env import __version__
 from spar_env.cli import bench, export, play, record, replay, speed, train
 from spar_env.cli.arguments import Parser
+from spar_env.extras import missing_module_message
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (train, bench, play, export, record, replay, speed)
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         return func(args)
     except ValueError as e:  # bad options found past argparse: one line, no traceback
         return _error(args.command, e, 2)
+    except ModuleNotFoundError as e:  # an optional dependency: name the extra that brings it
+        return _error(args.command, missing_module_message(e), 1)
     except BrokenPipeError:  # e.g. `spar record ... | head`: the reader left; stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the exit's flush does not fail again

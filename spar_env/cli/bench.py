@@ -9,6 +9,10 @@ the seats in order and repeats when shorter than the table.
     spar bench heuristic random --players 4 --plot bench.png   # H R H R, head to head
     spar bench heuristic low low low --variant sipa --json
     spar bench pimc heuristic heuristic heuristic --deals 20000 --chunk 500 --ray
+    spar bench ppo:runs/spar2 random          # the game the run was trained for
+
+Without --variant and --players, the game is the one the first ppo:, onnx:
+or cfr: agent was made for (--set still applies), and a line says so.
 
 With --ray, each batch of --chunk deals is one Ray task (a local Ray, or the
 cluster at ADDRESS) and the figures are those of a local run with the same
@@ -25,8 +29,9 @@ import time
 from pathlib import Path
 
 from spar_env.cli.arguments import add_command, add_ray_option, positive_int, seed
+from spar_env.cli.lineup import rules_from_lineup
 from spar_env.cli.output import atomic_output, check_output_path
-from spar_env.cli.overrides import add_rules_arguments, rules_from_args
+from spar_env.cli.overrides import add_rules_arguments
 
 CSV_FIELDS = (
     "variant", "players", "deals", "seed", "spec", "seats", "hands", "mean_payoff",
@@ -85,7 +90,17 @@ def _agents_epilog() -> str:
     for name in names:
         params = ", ".join(f"{k}={v}" for k, v in agent_parameters(name).items())
         lines.append(f"  {name:<{width}}  {params}".rstrip())
+    lines.append(f"Shipped bots, by name: {shipped_bots_line()}")
     return "\n".join(lines)
+
+
+def shipped_bots_line() -> str:
+    """``onnx:spar4 (spar, 4 players)``: every shipped bot as a spec, with its game."""
+    from spar_env.shipped import bot_card, bot_names
+
+    return ", ".join(
+        f"onnx:{name} ({bot_card(name)['game'].split(';')[0]})" for name in bot_names()
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
 
     from train.tournament import run_tournament
 
-    rules = rules_from_args(args)
+    rules, note = rules_from_lineup(args, args.agents)
+    if note:  # on stderr: stdout may be the JSON
+        print(f"spar bench: {note}", file=sys.stderr)
     if args.csv is not None:
         check_output_path(args.csv, "--csv")
     if args.plot is not None:

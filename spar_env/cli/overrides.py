@@ -15,6 +15,7 @@ from dataclasses import fields
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.values import parse_value
 
+DEFAULT_VARIANT = "spar"  # the preset when --variant is not given
 _TUPLE_FIELDS = frozenset(f.name for f in fields(Ruleset) if isinstance(f.default, tuple))
 
 
@@ -59,8 +60,8 @@ def ruleset_overrides(items: Iterable[str]) -> dict[str, object]:
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """``--variant``, ``--players`` and ``--set``: the ruleset options every subcommand shares."""
     parser.add_argument(
-        "--variant", default="spar", choices=list(PRESETS), metavar="NAME",
-        help=f"preset: {', '.join(PRESETS)}",
+        "--variant", choices=list(PRESETS), metavar="NAME",
+        help=f"preset: {', '.join(PRESETS)} (default: {DEFAULT_VARIANT})",
     )  # fmt: skip
     parser.add_argument("--players", type=int, help="number of players (default: the preset's)")
     parser.add_argument(
@@ -83,4 +84,4 @@ def rules_from_args(args: argparse.Namespace) -> Ruleset:
     overrides = ruleset_overrides(args.overrides)
     if args.players is not None:
         overrides["players"] = args.players
-    return make_rules(args.variant, **overrides)
+    return make_rules(args.variant or DEFAULT_VARIANT, **overrides)

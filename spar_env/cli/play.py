@@ -2,8 +2,10 @@
 
 You sit in one seat (--seat, 0 by default); every other seat is played by an
 agent spec (--opponents: one spec for every other seat, or one per other
-seat in seat order; by default the bot shipped in checkpoints/spar4.onnx,
-trained for spar with 4 players, or heuristic for any other game). Before
+seat in seat order; by default the shipped bot onnx:spar4, trained for
+spar with 4 players, or heuristic for any other game). Without --variant and
+--players, the game is the one the first ppo:, onnx: or cfr: opponent was
+made for, and a line says so. Before
 each of your moves the table shows your hand with the legal cards numbered,
 the trick in progress and who leads it, the cards each seat has played
 (another seat's face-down cards as backs), the trick number, the scores and
@@ -29,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from spar_env.cli.arguments import add_command, positive_int, seed
+from spar_env.cli.lineup import rules_from_lineup
 from spar_env.cli.output import check_output_path
-from spar_env.cli.overrides import add_rules_arguments, rules_from_args
+from spar_env.cli.overrides import add_rules_arguments
 from spar_env.rules import Ruleset
 
 FALLBACK = "heuristic"  # the opponents when the shipped bot was not made for the game asked for
@@ -45,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="AGENT",
         help="agent specs: one for every other seat, or one per other seat in seat order "
-        "(default: the shipped bot, onnx:checkpoints/spar4.onnx)",
+        "(default: the shipped bot, onnx:spar4)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, from 0")
     p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     from spar_env.play import HumanTable, play_session
 
-    rules = rules_from_args(_with_shortcuts(args))
+    rules, game_note = rules_from_lineup(_with_shortcuts(args), args.opponents or [])
     if not 0 <= args.seat < rules.players:
         raise ValueError(f"--seat must be a seat 0..{rules.players - 1}; got {args.seat}")
     if args.record is not None:
@@ -97,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
         np.random.default_rng([deal_seed, 0]),
         np.random.default_rng([deal_seed, 1]),
     )
-    if note:
-        console.print(note, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
+    for line in (game_note, note):
+        if line:
+            console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
     console.print(
         f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
         "deals these hands again). Type a card (9d, 10s, 6♥) or its number; q leaves."
@@ -151,9 +155,9 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _shipped_spec() -> str:
-    from agents.export.bot import SHIPPED_BOT
+    from spar_env.shipped import DEFAULT_BOT
 
-    return f"onnx:{SHIPPED_BOT}"
+    return f"onnx:{DEFAULT_BOT}"
 
 
 def _opponent_specs(
@@ -181,14 +185,14 @@ def _opponent_specs(
 
 
 def _lineup(specs: dict[int, str]) -> str:
-    """``seats 1, 2, 3: the shipped bot (checkpoints/spar4.onnx)``: the seats of each spec."""
+    """``seats 1, 2, 3: the shipped bot (onnx:spar4)``: the seats of each spec."""
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
         by_spec.setdefault(spec, []).append(seat)
     shipped = _shipped_spec()
     parts = []
     for spec, seats in by_spec.items():
-        label = "the shipped bot (checkpoints/spar4.onnx)" if spec == shipped else spec
+        label = f"the shipped bot ({shipped})" if spec == shipped else spec
         parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
     return "; ".join(parts)
 

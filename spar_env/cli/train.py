@@ -1,7 +1,9 @@
 """``spar train``: train an agent from a TOML config, with TensorBoard curves and safe checkpoints.
 
-    spar train                                  # configs/ppo_spar4.toml, the default
-    spar train configs/ppo_spar2.toml --seed 7 --name mine
+    spar train                                  # the shipped ppo_spar4, the default
+    spar train --list                           # the shipped configs, by name
+    spar train ppo_spar2 --seed 7 --name mine   # a shipped config by name
+    spar train configs/ppo_spar2.toml --seed 7  # or any config file
     spar train configs/ppo_spar4.toml --set ppo.lr=3e-4 --set rollout.games=4096
     spar train --resume runs/mine               # go on from its latest checkpoint
     spar train configs/cfr_mini.toml            # solve mini exactly (DCFR)
@@ -12,7 +14,8 @@ TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
 trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
 A config with an unknown key, a wrong type or an impossible value is refused
 before training starts, naming the key. The keys and their defaults are in
-train/sections.py; configs/ holds ready-made configs.
+train/sections.py; configs/ holds ready-made configs, shipped with the package
+(spar train --list names them).
 """
 
 from __future__ import annotations
@@ -35,7 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers, "train", "train an agent (PPO self-play, or an exact CFR/LP solve)", __doc__
     )
     parser.add_argument(
-        "config", nargs="?", type=Path, help="a TOML config (default: configs/ppo_spar4.toml)"
+        "config",
+        nargs="?",
+        help="a TOML config file, or the name of a shipped config (spar train --list; "
+        "default: ppo_spar4)",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list the shipped configs and what each is for"
     )
     parser.add_argument(
         "--set",
@@ -56,8 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import train
+    from spar_env.shipped import resolve_config
     from train.config import default_config_path, load_config
 
+    if args.list:
+        return _list_configs()
+    if args.config is not None:
+        args.config = resolve_config(args.config)
     config, overrides = None, args.set
     if args.resume is not None:
         if args.config is not None or args.seed is not None or args.name is not None:
@@ -82,6 +96,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"spar train: stopped{hint}", file=sys.stderr)
             return 130
     _summary(console, result)
+    return 0
+
+
+def _list_configs() -> int:
+    """``spar train --list``: each shipped config's name and the first line of its comment."""
+    from spar_env.shipped import config_names, config_summary
+
+    names = config_names()
+    width = max(map(len, names))
+    for name in names:
+        print(f"{name:<{width}}  {config_summary(name)}")
     return 0
 
 

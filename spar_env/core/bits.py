@@ -64,7 +64,7 @@ _H01 = np.uint64(0x0101010101010101)
 
 
 @njit(cache=True, inline="always")
-def count_of(x: np.uint64) -> int:
+def count_of(x: np.uint64) -> np.int64:
     """Number of set bits of one ``uint64`` (compiled; the SWAR popcount)."""
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
@@ -73,7 +73,7 @@ def count_of(x: np.uint64) -> int:
 
 
 @njit(cache=True, inline="always")
-def lowest_of(x: np.uint64) -> int:
+def lowest_of(x: np.uint64) -> np.int64:
     """Index of the lowest set bit of one non-zero ``uint64`` (compiled)."""
     return count_of((x & (~x + np.uint64(1))) - np.uint64(1))
 

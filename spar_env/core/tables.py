@@ -28,10 +28,15 @@ END_OPEN, END_ONE_HAND, END_TARGET, END_HANDS, END_STONES = range(5)
 
 
 # The arrays of Tables.lookup, in order: compiled kernels read them by these names.
-LOOKUP_FIELDS = ("code", "card_bit", "card_suit", "card_key", "card_points", "suit_bits")
+LOOKUP_FIELDS: tuple[str, ...] = (
+    "code",
+    "card_bit",
+    "card_suit",
+    "card_key",
+    "card_points",
+    "suit_bits",
+)
 LOOKUP_FIELDS += ("order", "deal_at")
-
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +53,7 @@ class Tables:
     next_seat: np.ndarray  # int64 [N] the next seat when every seat plays
     card_points: np.ndarray  # int64 [num_cards + 1] scoring-rank points, 0 if none; [-1] = 0
     suit_bits: np.ndarray  # uint64 [num_suits + 1] cards of each suit; [-1] = all (no led suit)
-    high_bits: np.ndarray  # uint64 scalar: cards that make a hand strong for the exchange
+    high_bits: np.uint64  # uint64 scalar: cards that make a hand strong for the exchange
     order: np.ndarray  # int64 [N, N] k-th seat after seat s in play direction (every seat in)
     deal_positions: dict[int, np.ndarray]  # m seats -> int64 [m, H] deck positions of k-th seat
     turn_of_seat: np.ndarray  # int64 [N dealer, N seat] k: seat is the k-th after the dealer

@@ -78,7 +78,7 @@ def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
     """The unwrapped AEC env; see the module docstring."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "name": "spar_v0",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
@@ -144,7 +144,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._moves = [0] * self.rules.players
         self.agent_selection = self.possible_agents[int(self._batch.state.current_player[0])]
         if self.render_mode == "human":
@@ -166,6 +166,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name
             return
         seat = self.agent_name_mapping[agent]
         state = self._batch.state
+        if action is None:
+            raise ValueError(f"{agent} is still playing: step(None) is for a finished agent")
         move = int(action)
         legal = int(state.legal[0])
         if not (0 <= move < self._num_actions and legal >> move & 1):

@@ -108,7 +108,7 @@ class GameBatch:
         state = self.state
         before = state.terminated.copy() if self.episode == "session" else None
         rewards = step_with_history(state, actions, self.history, moving=games, check=check).copy()
-        if self.episode == "session":
+        if before is not None:  # a session episode
             ended = state.terminated & ~before & ~state.session_over
             if ended.any():
                 core.next_hand(state, np.flatnonzero(ended), self.rng)

@@ -16,7 +16,7 @@ reaches up to the agents, and only when such a spec is given.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -58,7 +58,13 @@ class RandomPolicy:
 PolicySpec = str | Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray] | Any
 
 
-def is_agent(policy: object) -> bool:
+class SituationAgent(Protocol):
+    """An agent of :mod:`agents` as the envs see it (duck-typed: the envs import no agents)."""
+
+    def act(self, situation: Any, rng: np.random.Generator) -> Any: ...
+
+
+def is_agent(policy: object) -> TypeGuard[SituationAgent]:
     """An agent decides from situations (``act``), not from observations and masks."""
     return callable(getattr(policy, "act", None))
 

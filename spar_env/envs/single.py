@@ -75,7 +75,7 @@ class SparEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.rules = env_rules(variant, num_players, options)
         self.render_mode = render_mode
-        self._settings = dict(
+        self._settings: dict[str, Any] = dict(
             episode=episode,
             seat=seat,
             opponents=opponents,
@@ -104,7 +104,9 @@ class SparEnv(gym.Env[np.ndarray, np.int64]):
             self.render()
         return self._observation(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: int | np.integer
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         reward = self._table.act(np.array([action], dtype=np.int64))
         terminated = bool(self._table.over[0])
         if self.render_mode == "human":

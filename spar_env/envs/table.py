@@ -183,7 +183,9 @@ class LearnerTable:
         if isinstance(policy, RandomPolicy):
             return policy.act_on_legal_bits(state.legal[games], self.rng)
         if is_agent(policy):
-            situation = Situation(state, self.games.history, games)
+            history = self.games.history
+            assert history is not None  # tracked whenever a seat is played by an agent
+            situation = Situation(state, history, games)
             return np.asarray(policy.act(situation, self.rng).actions, dtype=np.int64)
         obs = self._opponent_encoder.encode(state, state.current_player[games], games)
         mask = self.games.masks(games)

@@ -44,12 +44,13 @@ from spar_env.envs.batch import env_rules
 from spar_env.envs.opponents import PolicySpec
 from spar_env.envs.single import observation_space
 from spar_env.envs.table import LearnerTable
+from spar_env.rules import Ruleset
 
 
 class SparVectorEnv(VectorEnv):
     """``num_envs`` games of Spar from the learner's seat, stepped together."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -71,24 +72,27 @@ class SparVectorEnv(VectorEnv):
         if not isinstance(num_envs, Integral) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
         num_envs = int(num_envs)
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        # Annotated: mypy cannot infer them across the import cycle of spar_env's modules.
+        self.autoreset_mode: AutoresetMode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.rules = env_rules(variant, num_players, options)
+        self.rules: Ruleset = env_rules(variant, num_players, options)
         self.num_envs = num_envs
         self.render_mode = None
-        self._settings = dict(
+        self._settings: dict[str, Any] = dict(
             episode=episode,
             seat=seat,
             opponents=opponents,
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
         )
-        self._table = LearnerTable(self.rules, num_envs, np.random.default_rng(), **self._settings)
+        self._table: LearnerTable = LearnerTable(
+            self.rules, num_envs, np.random.default_rng(), **self._settings
+        )
         self.single_observation_space = observation_space(self._table)
         self.single_action_space = gym.spaces.Discrete(self.rules.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._needs_reset = np.zeros(num_envs, dtype=bool)
+        self._needs_reset: np.ndarray = np.zeros(num_envs, dtype=bool)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

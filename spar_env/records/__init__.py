@@ -1,5 +1,7 @@
 """Game records (docs/rules.md, "Game records"): write hands as JSON records and replay them.
 
+For example::
+
     from spar_env.records import record_hands, replay
     for record in record_hands(make_rules("sipa", players=3), 100, np.random.default_rng(0)):
         assert replay(record)["winner"] == record["result"]["winner"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import Any
 
 from spar_env.rules.cards import RANKS, SUITS, format_card, parse_card
 from spar_env.rules.preset_table import PRESETS
@@ -190,10 +191,10 @@ class Ruleset:
         """+1 for clockwise play (seat i+1 is next), -1 for counter-clockwise."""
         return 1 if self.direction == "clockwise" else -1
 
-    def options(self) -> dict[str, object]:
+    def options(self) -> dict[str, Any]:
         """Fields that differ from this ruleset's preset (the record's ``options``)."""
         base = Ruleset(variant=self.variant, **PRESETS[self.variant])
-        out: dict[str, object] = {}
+        out: dict[str, Any] = {}
         for f in fields(self):
             if f.name in ("variant", "players"):
                 continue

@@ -27,8 +27,10 @@ def require_ray() -> ModuleType:
     try:
         import ray
     except ImportError:
+        from spar_env.extras import install_hint
+
         raise ValueError(
-            'Ray is not installed; install the extra with pip install -e ".[ray]"'
+            f"Ray is not installed; install the ray extra: {install_hint('ray')}"
         ) from None
     return ray
 

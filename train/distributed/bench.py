@@ -1,4 +1,4 @@
-"""``spar bench ... --ray``: the duplicate-deal tournament with its batches as Ray tasks.
+"""``spar bench --ray``: the duplicate-deal tournament with its batches as Ray tasks.
 
 A local run plays batch after batch of ``chunk`` deals
 (:func:`train.tournament.play_deals`); here every batch is one Ray task, run
