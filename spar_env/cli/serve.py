@@ -20,6 +20,7 @@ page offers are the shipped bot, heuristic and pimc, and the specs given with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import socket
 import sys
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
         from spar_env.web import Lobby, create_app
     except ImportError as e:
-        raise ValueError(f"spar serve needs the web extra: pip install -e \".[web]\" ({e})") from None
+        raise ValueError(f'spar serve needs the web extra: pip install -e ".[web]" ({e})') from None
     from agents.registry import agent_names, parse_spec
     from spar_env.cli.overrides import ruleset_overrides
 
@@ -65,22 +66,27 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be 0..65535; got {args.port}")
     for spec in args.opponents:
         if parse_spec(spec)[0] not in agent_names():
-            raise ValueError(f"--opponents {spec}: unknown agent; known agents: {', '.join(agent_names())}")
-    lobby = Lobby(shipped_spec(), args.opponents, ruleset_overrides(args.overrides))
+            raise ValueError(
+                f"--opponents {spec}: unknown agent; known agents: {', '.join(agent_names())}"
+            )
+    overrides = ruleset_overrides(args.overrides)
+    if "players" in overrides:
+        raise ValueError("--set players: the page chooses the player count of each game")
+    lobby = Lobby(shipped_spec(), args.opponents, overrides)
     if not any(lobby.variants.values()):
         raise ValueError(f"--set {' '.join(args.overrides)}: no variant can be played with it")
     app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True)
+    print(
+        f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True
+    )
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", ws="none", http="h11"
     )
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
         uvicorn.Server(config).run(sockets=[listener])
-    except KeyboardInterrupt:
-        pass
     print("spar serve: stopped", file=sys.stderr)
     return 0
 

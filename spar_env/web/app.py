@@ -60,7 +60,7 @@ def static_files() -> dict[str, bytes]:
 
 def create_app(
     lobby: Lobby,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     *,
     allowed_hosts: list[str] | None = None,
     seed: int | None = None,
@@ -71,6 +71,7 @@ def create_app(
         allowed_hosts: the Host headers answered (against DNS rebinding); all if None.
         seed: fixes the deals of the games, in the order they are made.
     """
+    limits = limits or Limits()
     store = GameStore(limits.games, limits.ttl)
     if seed is not None:
         store.seed_with(seed)
@@ -134,6 +135,8 @@ def create_app(
         if isinstance(exc, FormError):
             return _error(400, str(exc))
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            return _error(404, f"not found: {request.url.path}")
         return _error(exc.status_code, exc.detail)
 
     async def fault(request: Request, exc: Exception) -> Response:

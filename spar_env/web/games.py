@@ -193,9 +193,7 @@ class GameStore:
         """
         self._expire()
         if len(self._games) >= self.capacity:
-            raise GameError(
-                f"the server is full ({self.capacity} games); try again later", 503
-            )
+            raise GameError(f"the server is full ({self.capacity} games); try again later", 503)
         seed = int(np.random.SeedSequence([self._seeds.entropy, self._count]).generate_state(1)[0])
         self._count += 1
         game = WebGame(secrets.token_urlsafe(18), setup, seed)

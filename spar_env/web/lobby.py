@@ -117,7 +117,7 @@ class Lobby:
                 or an impossible ruleset (the ruleset's own message).
         """
         if not isinstance(form, dict):
-            raise FormError("a new game is a JSON object such as {\"variant\": \"spar\", \"players\": 4}")
+            raise FormError('a new game is a JSON object such as {"variant": "spar", "players": 4}')
         unknown = sorted(set(form) - set(FIELDS))
         if unknown:
             raise FormError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
@@ -127,7 +127,9 @@ class Lobby:
             fields["players"] = _integer(form, "players")
         if form.get("ace_of_spades") is not None:
             if not isinstance(form["ace_of_spades"], bool):
-                raise FormError(f"ace_of_spades must be true or false; got {form['ace_of_spades']!r}")
+                raise FormError(
+                    f"ace_of_spades must be true or false; got {form['ace_of_spades']!r}"
+                )
             fields["ace_of_spades"] = form["ace_of_spades"]
         if form.get("last_two") is not None:
             fields["last_two"] = _choice(form, "last_two", list(LAST_TWO), "off")
@@ -138,7 +140,9 @@ class Lobby:
             rules = make_rules(variant, **fields)
         except ValueError as e:
             raise FormError(str(e)) from None
-        opponent = self.opponents[_choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))]
+        opponent = self.opponents[
+            _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
+        ]
         return self._seat(rules, opponent)
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:

@@ -47,7 +47,9 @@ from spar_env.play.screen import _scores, _session_goal, _session_result
 from spar_env.play.table import HumanTable
 
 
-def table_view(table: HumanTable, *, game: str, turn: int, records: int, hint: bool) -> dict[str, Any]:
+def table_view(
+    table: HumanTable, *, game: str, turn: int, records: int, hint: bool
+) -> dict[str, Any]:
     """The message for the person at ``table`` (see the module docstring)."""
     state, rules = table.state, table.rules
     over = table.hand_over
@@ -68,7 +70,11 @@ def table_view(table: HumanTable, *, game: str, turn: int, records: int, hint: b
         "goal": _session_goal(table),
         "direction": rules.direction,
         "hand": [
-            {"card": _code(table, c), "legal": c in legal and phase == "play", "number": number.get(c)}
+            {
+                "card": _code(table, c),
+                "legal": c in legal and phase == "play",
+                "number": number.get(c),
+            }
             for c in table.hand()
         ],
         "choices": _choices(table, number) if phase == "exchange" and table.my_turn else [],
@@ -98,7 +104,9 @@ def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any
 
 def _choices(table: HumanTable, number: dict[int, int]) -> list[dict[str, Any]]:
     words = {table.rules.keep_action: "keep", table.rules.exchange_action: "exchange"}
-    return [{"action": words[a], "number": i} for a, i in sorted(number.items(), key=lambda x: x[1])]
+    return [
+        {"action": words[a], "number": i} for a, i in sorted(number.items(), key=lambda x: x[1])
+    ]
 
 
 def _current(table: HumanTable) -> dict[str, Any]:
@@ -146,6 +154,10 @@ def _summary(table: HumanTable) -> dict[str, Any]:
         "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
         "points": int(state.points[0]),
         "payoffs": [int(p) for p in table.payoffs],
-        "dealt": [[_code(table, c) for c in range(rules.num_card_ids) if bits >> c & 1] for bits in dealt],
-        "exchanged": [bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)],
+        "dealt": [
+            [_code(table, c) for c in range(rules.num_card_ids) if bits >> c & 1] for bits in dealt
+        ],
+        "exchanged": [
+            bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
+        ],
     }
