@@ -32,6 +32,8 @@ LOOKUP_FIELDS = ("code", "card_bit", "card_suit", "card_key", "card_points", "su
 LOOKUP_FIELDS += ("order", "deal_at")
 
 
+
+
 @dataclass(frozen=True, eq=False)
 class Tables:
     rules: Ruleset
