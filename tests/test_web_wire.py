@@ -95,13 +95,17 @@ class Checker:
         table = self.store.get(game_id).table
         rules = table.rules
         leaked = named_cards(message, rules) - known_to_seat_0(table)
-        assert not leaked, f"message names hidden cards {sorted(rules.card_name(c) for c in leaked)}"
+        assert not leaked, (
+            f"message names hidden cards {sorted(rules.card_name(c) for c in leaked)}"
+        )
         if "seats" in message:  # another seat's face-down plays are backs, as many as it made
             for seat in message["seats"]:
                 if seat["seat"] != 0:
                     backs = sum(p["card"] is None for p in seat["played"])
                     assert backs == int(table.state.down_count[0, seat["seat"]])
-            assert [h["card"] for h in message["hand"]] == [rules.card_name(c) for c in table.hand()]
+            assert [h["card"] for h in message["hand"]] == [
+                rules.card_name(c) for c in table.hand()
+            ]
             assert (message["summary"] is None) == (not table.hand_over)
         self.messages += 1
 
@@ -148,7 +152,11 @@ async def play_hands(total: int) -> tuple[int, int]:
         (create_app(Lobby(shipped_spec(), ["random"]), UNLIMITED, seed=1), PLAIN),
         (
             create_app(
-                Lobby(shipped_spec(), ["random"], {"weak_hand_exchange": True, "reveal_stock_bottom": True}),
+                Lobby(
+                    shipped_spec(),
+                    ["random"],
+                    {"weak_hand_exchange": True, "reveal_stock_bottom": True},
+                ),
                 UNLIMITED,
                 seed=2,
             ),
@@ -188,7 +196,9 @@ def test_no_hidden_card_in_any_message_over_a_thousand_hands():
 def test_the_checker_finds_a_hidden_card(hidden):
     """The check could fail: a message naming a hidden card of each kind is caught."""
     app = create_app(
-        Lobby(shipped_spec(), ["random"], {"weak_hand_exchange": True, "reveal_stock_bottom": True}),
+        Lobby(
+            shipped_spec(), ["random"], {"weak_hand_exchange": True, "reveal_stock_bottom": True}
+        ),
         UNLIMITED,
         seed=3,
     )

@@ -25,7 +25,8 @@ key                     meaning
 ``hand``                the person's cards: ``card``, ``legal``, ``number``
 ``choices``             in the exchange: ``keep``/``exchange`` with numbers
 ``to_move``             the seat to act, -1 once the hand is over
-``current``             the trick in progress: ``leader``, ``plays``, ``winning``
+``current``             the trick in progress (the last one once the hand is
+                        over): ``leader``, ``plays``, ``winning``
 ``seats``               per seat: ``played`` (in order), ``tricks_won``,
                         ``score``, ``held`` (cards left), ``dealer``,
                         ``exchanged``, ``sits_out``
@@ -79,7 +80,7 @@ def table_view(
         ],
         "choices": _choices(table, number) if phase == "exchange" and table.my_turn else [],
         "to_move": table.to_move,
-        "current": None if phase != "play" else _current(table),
+        "current": _current(table) if phase == "play" else _last_trick(table) if over else None,
         "seats": [_seat(table, s) for s in range(rules.players)],
         "revealed": _code(table, state.revealed[0]) if int(state.revealed[0]) >= 0 else None,
         "events": list(table.events),
@@ -121,6 +122,24 @@ def _current(table: HumanTable) -> dict[str, Any]:
     best = int(state.best_seat[0])
     winning = None if best < 0 else {"seat": best, "card": _code(table, state.best_card[0])}
     return {"leader": leader, "plays": plays, "winning": winning}
+
+
+def _last_trick(table: HumanTable) -> dict[str, Any]:
+    """The hand's last trick, once it is over (the core has cleared its trick by then)."""
+    state, history = table.state, table.history
+    count, seats = int(history.count[0]), int(state.active[0]).bit_count()
+    plays = [
+        {"seat": int(history.seats[0, i]), **_shown(table, int(history.seats[0, i]),
+                                                     int(history.cards[0, i]), bool(history.down[0, i]))}
+        for i in range(max(0, count - seats), count)
+    ]  # fmt: skip
+    winner = int(state.winner[0])
+    card = _code(table, state.trick_card[0, table.rules.hand_size - 1])
+    return {
+        "leader": plays[0]["seat"] if plays else -1,
+        "plays": plays,
+        "winning": {"seat": winner, "card": card},
+    }
 
 
 def _seat(table: HumanTable, seat: int) -> dict[str, Any]:

@@ -216,9 +216,12 @@ function drawTrick(view) {
     return;
   }
   const leader = view.names[current.leader];
-  let title = `trick ${view.trick}, led by ${leader}`;
+  let title = view.phase === "over" ? `the last trick, led by ${leader}` : `trick ${view.trick}, led by ${leader}`;
   if (!current.plays.length) title += view.to_move === view.seat ? ": your lead" : "";
-  if (current.winning) title += ` · ${view.names[current.winning.seat]} winning with ${label(current.winning.card)}`;
+  if (current.winning) {
+    const verb = view.phase === "over" ? "won it" : "winning";
+    title += ` · ${view.names[current.winning.seat]} ${verb} with ${label(current.winning.card)}`;
+  }
   $("trick-title").textContent = title;
   for (const p of current.plays) {
     const slot = el("div", "play" + (current.winning && current.winning.seat === p.seat ? " winning" : ""));
@@ -255,6 +258,7 @@ function drawHand(view) {
     choices.appendChild(button);
   }
   $("typed-form").hidden = view.phase === "over";
+  hand.hidden = view.phase === "over";
 }
 
 function drawSummary(view) {
