@@ -83,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
         f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True
     )
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", ws="none", http="h11"
-    )
+        app, log_level="warning", access_log=False, lifespan="off", ws="none"
+    )  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
         uvicorn.Server(config).run(sockets=[listener])
     print("spar serve: stopped", file=sys.stderr)

@@ -22,12 +22,14 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
 Handlers run on the event loop, one at a time, so a game is never moved by
-two requests at once.
+two requests at once. A move's answer has a ``Server-Timing`` header: the
+milliseconds the game took (the bots' moves and the view), without the HTTP.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from importlib import resources
 
 from starlette.applications import Starlette
@@ -109,14 +111,16 @@ def create_app(
     async def move(request: Request) -> Response:
         game = game_of(request)
         body = _object(await read_json(request, limits.body_bytes))
+        start = time.perf_counter()
         game.move(body.get("move"), body.get("turn"))
-        return _json(game.view())
+        return _json(game.view(), timed=start)
 
     async def next_hand(request: Request) -> Response:
         game = game_of(request)
         body = _object(await read_json(request, limits.body_bytes))
+        start = time.perf_counter()
         game.next_hand(body.get("turn"))
-        return _json(game.view())
+        return _json(game.view(), timed=start)
 
     async def hint(request: Request) -> Response:
         return _json(game_of(request).hint())
@@ -177,8 +181,15 @@ def _object(body: object) -> dict:
     return body
 
 
-def _json(content: object, status: int = 200) -> Response:
-    return JSONResponse(content, status, headers=HEADERS)
+def _json(content: object, status: int = 200, timed: float | None = None) -> Response:
+    """A JSON answer; ``timed``: when the game's work began (a Server-Timing header says how long)."""
+    headers = HEADERS
+    if timed is not None:
+        headers = {
+            **HEADERS,
+            "Server-Timing": f"game;dur={(time.perf_counter() - timed) * 1000:.2f}",
+        }
+    return JSONResponse(content, status, headers=headers)
 
 
 def _error(status: int, message: str) -> Response:
