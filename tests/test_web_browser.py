@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
+
 SPAR = Path(sys.executable).parent / "spar"
 SHOTS = Path(__file__).resolve().parents[1] / "runs" / "browser"
 ARGS = [
