@@ -184,7 +184,15 @@ def main() -> int:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--opponents", default="shipped", help="an id of the server's offer")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--url", help="a server already running on this machine (http://127.0.0.1:PORT/)"
+    )
     args = p.parse_args()
+    if args.url:
+        if not args.url.startswith(("http://127.", "http://localhost:")):
+            p.error("--url must be a server on this machine (loopback)")
+        tally, wall = asyncio.run(run(args.url, args))
+        return report(args, tally, wall)
 
     server = subprocess.Popen(
         [SPAR, "serve", "--port", "0", "--seed", str(args.seed)],
@@ -202,6 +210,10 @@ def main() -> int:
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=60)
+    return report(args, tally, wall)
+
+
+def report(args, tally: Tally, wall: float) -> int:
     moves = np.array(tally.moves) * 1000
     load = os.getloadavg()[0]
     print(

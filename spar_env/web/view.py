@@ -41,11 +41,13 @@ key                     meaning
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from spar_env.play.moves import numbered
 from spar_env.play.screen import _scores, _session_goal, _session_result
 from spar_env.play.table import HumanTable
+from spar_env.rules import Ruleset
 
 
 def table_view(
@@ -94,7 +96,13 @@ def table_view(
 
 
 def _code(table: HumanTable, card: int) -> str:
-    return table.rules.card_name(int(card))
+    return _codes(table.rules)[int(card)]
+
+
+@functools.cache
+def _codes(rules: Ruleset) -> tuple[str, ...]:
+    """Every card's code, by id (a view names dozens of cards)."""
+    return tuple(rules.card_name(c) for c in range(rules.num_card_ids))
 
 
 def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any]:
