@@ -7,10 +7,10 @@ does not follow suit are not played, shows the hint, downloads the records
 and hands them to ``spar replay``; then one whole hand in every preset at two
 player counts (one for a preset with a single count) in the same browser.
 
-Screenshots of the table at the start and the end of a hand are kept in
-``runs/browser/`` (ignored by git). Playwright's own browser builds are
-never downloaded: the test launches ``/usr/bin/chromium`` (``.ci/browser``
-installs it). Without it the test is skipped, except in CI (``CI=true``),
+Screenshots of the table at the start, the middle and the end of the first
+hand, and at the end of each preset's hand, are kept in ``runs/browser/``
+(ignored by git). Playwright's own browser builds are never downloaded: the
+test launches Debian's ``chromium`` from the PATH (``.ci/browser`` installs it). Without it the test is skipped, except in CI (``CI=true``),
 where it fails.
 """
 
@@ -185,6 +185,7 @@ def test_a_whole_hand_against_the_shipped_bot_with_hint_and_records(page, tmp_pa
 
 
 def test_a_whole_hand_in_every_preset_at_two_player_counts(page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
     offer = page.evaluate("fetch('/api/offer').then(r => r.json())")
     played = []
     for variant in offer["variants"]:
@@ -198,6 +199,7 @@ def test_a_whole_hand_in_every_preset_at_two_player_counts(page):
                 play_first_legal(page)
             assert page.locator("#summary").is_visible()
             assert page.locator("#dealt tbody tr").count() == players
+            page.screenshot(path=str(SHOTS / f"{variant['name']}-{players}-end.png"))
             played.append((variant["name"], players))
     assert len({v for v, _ in played}) == len(offer["variants"])
     assert len(played) == sum(min(2, len(v["players"])) for v in offer["variants"])
