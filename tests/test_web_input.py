@@ -245,6 +245,38 @@ def test_a_fault_of_the_server_is_a_json_500_without_traceback_and_the_game_goes
     assert response.status_code == 200
 
 
+def test_a_bot_that_fails_once_leaves_no_stuck_game():
+    c = client()
+    view = new_game(c)
+    game_id = view["game"]
+    bot = c.app.state.store.get(game_id).table.bots[1]
+    real, failed = bot.act, []
+
+    def fails_once(situation, rng):
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("a bug")
+        return real(situation, rng)
+
+    def act(view: dict):
+        path = "next" if view["phase"] == "over" else "move"
+        return c.post(f"/api/games/{game_id}/{path}", json={"move": "1", "turn": view["turn"]})
+
+    bot.act = fails_once
+    try:
+        for _ in range(30):  # until seat 1 is asked to move
+            response = act(view)
+            if response.status_code == 500:
+                break
+            view = response.json()
+        assert failed
+        view = c.get(f"/api/games/{game_id}").json()  # the bots finish their moves
+        assert view["phase"] == "over" or view["to_move"] == 0
+        assert act(view).status_code == 200
+    finally:
+        bot.act = real
+
+
 def test_two_tabs_play_two_games_and_never_see_each_other():
     c = client()
     a, b = new_game(c), new_game(c)

@@ -56,6 +56,7 @@ class WebGame:
 
     def view(self) -> dict[str, Any]:
         """What the person's seat is shown now."""
+        self._resume()
         view = table_view(
             self.table,
             game=self.id,
@@ -74,6 +75,7 @@ class WebGame:
             GameError: for a stale ``turn``, a hand or session that is over, or a
                 move that is not legal now (the message says why, as in ``spar play``).
         """
+        self._resume()
         self._check_turn(turn)
         if self.table.hand_over:
             raise GameError(self._over_message())
@@ -98,6 +100,7 @@ class WebGame:
         Raises:
             GameError: for a stale ``turn``, a hand still running or a session that is over.
         """
+        self._resume()
         self._check_turn(turn)
         if not self.table.hand_over:
             raise GameError("the hand is still running: play a card")
@@ -141,6 +144,11 @@ class WebGame:
             record = self.table.record()
             if record is not None:
                 self.records.append(record)
+
+    def _resume(self) -> None:
+        """Finish the bots' moves if a fault stopped them, so that no game is left stuck."""
+        if not self.table.hand_over and not self.table.my_turn:
+            self._settle()
 
     def _check_turn(self, turn: object) -> None:
         if not isinstance(turn, int) or isinstance(turn, bool):

@@ -67,7 +67,11 @@ async function call(method, path, body) {
   } catch (e) {
     data = { error: `the server answered ${response.status} without JSON` };
   }
-  if (!response.ok) throw new Error(data.error || `error ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `error ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
@@ -128,6 +132,9 @@ async function send(path, body) {
     show(await call("POST", `/api/games/${game.game}/${path}`, { ...body, turn: game.turn }));
     say("");
   } catch (e) {
+    if (e.status === 409 || e.status >= 500) {  // the table moved on, or a fault: show it as it is
+      try { show(await call("GET", `/api/games/${game.game}`)); } catch (ignored) { /* keep the message */ }
+    }
     say(e.message);
   } finally {
     busy = false;
