@@ -5,7 +5,8 @@ against the shipped bot, plays a whole hand by clicking legal cards (and once
 by typing a card's number), finds that a dimmed card and a card typed that
 does not follow suit are not played, shows the hint, downloads the records
 and hands them to ``spar replay``; then one whole hand in every preset at two
-player counts (one for a preset with a single count) in the same browser.
+player counts (one for a preset with a single count) in the same browser,
+and one with the weak-hand exchange (its keep/exchange buttons).
 
 Screenshots of the table at the start, the middle and the end of the first
 hand, and at the end of each preset's hand, are kept in ``runs/browser/``
@@ -46,10 +47,10 @@ def _chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def server():
+def serve(*extra: str):
+    """``spar serve`` on a free port: the process and the address it prints."""
     process = subprocess.Popen(
-        [SPAR, "serve", "--port", "0", "--opponents", "random", "--seed", "0"],
+        [SPAR, "serve", "--port", "0", "--opponents", "random", "--seed", "0", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -57,9 +58,19 @@ def server():
     )
     line = process.stdout.readline()
     assert "the table is at" in line, (line, process.stderr.read() if process.poll() else "")
-    yield line.split()[6]
+    return process, line.split()[6]
+
+
+def stop(process) -> None:
     process.send_signal(signal.SIGINT)
     process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    process, url = serve()
+    yield url
+    stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +215,27 @@ def test_a_whole_hand_in_every_preset_at_two_player_counts(page):
     assert len({v for v, _ in played}) == len(offer["variants"])
     assert len(played) == sum(min(2, len(v["players"])) for v in offer["variants"])
     assert sum(len(v["players"]) > 1 for v in offer["variants"]) >= 9
+
+
+def test_a_whole_hand_with_the_weak_hand_exchange(browser):
+    """The keep/exchange buttons, on a server whose games all have the exchange."""
+    process, url = serve("--set", "weak_hand_exchange=true")
+    context = browser.new_context(viewport={"width": 1100, "height": 860}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("#opponents option", state="attached")
+        start(page, "spar", 3, "random")
+        decided = False
+        while phase(page) != "over":
+            if phase(page) == "exchange" and page.locator("#choices button").count():
+                assert page.locator("#hand .card.legal").count() == 0  # no card in the exchange
+                assert page.locator("#choices button[data-action=keep]").count() == 1
+                decided = True
+            play_first_legal(page)
+        assert decided
+        assert page.locator("#dealt tbody tr").count() == 3
+        page.screenshot(path=str(SHOTS / "spar-3-exchange-end.png"))
+    finally:
+        context.close()
+        stop(process)
