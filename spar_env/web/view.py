@@ -44,8 +44,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
+
 from spar_env.play.moves import numbered
-from spar_env.play.screen import _scores, _session_goal, _session_result
+from spar_env.play.screen import _session_goal, _session_result
 from spar_env.play.table import HumanTable
 from spar_env.rules import Ruleset
 
@@ -83,13 +85,12 @@ def table_view(
         "choices": _choices(table, number) if phase == "exchange" and table.my_turn else [],
         "to_move": table.to_move,
         "current": _current(table) if phase == "play" else _last_trick(table) if over else None,
-        "seats": [_seat(table, s) for s in range(rules.players)],
+        "seats": _seats(table),
         "revealed": _code(table, state.revealed[0]) if int(state.revealed[0]) >= 0 else None,
         "events": list(table.events),
         "summary": _summary(table) if over else None,
         "session_over": table.session_over,
         "session_result": _session_result(table) if table.session_over else None,
-        "scores_line": _scores(table),
         "records": records,
         "hint": hint,
     }
@@ -150,25 +151,35 @@ def _last_trick(table: HumanTable) -> dict[str, Any]:
     }
 
 
-def _seat(table: HumanTable, seat: int) -> dict[str, Any]:
+def _seats(table: HumanTable) -> list[dict[str, Any]]:
+    """Each seat's panel: its plays in order (one pass over the history), counts and flags."""
     state, rules, history = table.state, table.rules, table.history
-    count = int(history.count[0])
-    played = [
-        _shown(table, seat, int(history.cards[0, i]), bool(history.down[0, i]))
-        for i in range(count)
-        if int(history.seats[0, i]) == seat
+    n = rules.players
+    played: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+    cards, seats, down = (
+        history.cards[0].tolist(),
+        history.seats[0].tolist(),
+        history.down[0].tolist(),
+    )
+    for i in range(int(history.count[0])):
+        played[seats[i]].append(_shown(table, seats[i], cards[i], down[i]))
+    hands, scores = state.hands[0].tolist(), state.scores[0].tolist()
+    won = np.bincount(state.trick_winner[0][state.trick_winner[0] >= 0], minlength=n).tolist()
+    dealer, active = int(state.dealer[0]), int(state.active[0])
+    return [
+        {
+            "seat": seat,
+            "name": table.name(seat),
+            "played": played[seat],
+            "held": int(hands[seat]).bit_count(),
+            "tricks_won": won[seat],
+            "score": table.score(scores[seat]),
+            "dealer": dealer == seat,
+            "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
+            "sits_out": not active >> seat & 1,
+        }
+        for seat in range(n)
     ]
-    return {
-        "seat": seat,
-        "name": table.name(seat),
-        "played": played,
-        "held": int(state.hands[0, seat]).bit_count(),
-        "tricks_won": int((state.trick_winner[0] == seat).sum()),
-        "score": table.score(state.scores[0, seat]),
-        "dealer": int(state.dealer[0]) == seat,
-        "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
-        "sits_out": not int(state.active[0]) >> seat & 1,
-    }
 
 
 def _summary(table: HumanTable) -> dict[str, Any]:
