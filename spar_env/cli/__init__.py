@@ -19,11 +19,11 @@ import sys
 from types import ModuleType
 
 from spar_env import __version__
-from spar_env.cli import bench, export, play, record, replay, speed, train
+from spar_env.cli import bench, export, play, record, replay, serve, speed, train
 from spar_env.cli.arguments import Parser
 from spar_env.extras import missing_module_message
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (train, bench, play, export, record, replay, speed)
+SUBCOMMANDS: tuple[ModuleType, ...] = (train, bench, play, serve, export, record, replay, speed)
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 
 EPILOG = f"""\

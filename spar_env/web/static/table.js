@@ -1,0 +1,323 @@
+// The web table of spar-rl: draws what the server sends and sends the person's moves.
+// The game runs on the server; this page keeps only the id of its own game (one per tab).
+"use strict";
+
+const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const RED_SUITS = new Set(["D", "H"]);
+const CARD_IN_TEXT = /((?:10|[2-9JQKA])[♣♦♥♠])/g;
+let game = null; // the last view the server sent
+let offer = null;
+let hintOn = false;
+let busy = false;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function parseCard(code) {
+  return { rank: code.slice(0, -1), suit: code.slice(-1) };
+}
+
+function label(code) {
+  const { rank, suit } = parseCard(code);
+  return rank + SUITS[suit];
+}
+
+function cardNode(code, small, down) {
+  // A card face for a code such as "10H"; null (a hidden card) draws a back.
+  if (code === null) {
+    const back = el("div", "card back" + (small ? " small" : ""));
+    back.setAttribute("aria-label", "a card face down");
+    return back;
+  }
+  const { rank, suit } = parseCard(code);
+  const node = el("div", "card" + (small ? " small" : "") + (RED_SUITS.has(suit) ? " red" : ""));
+  node.appendChild(el("span", "corner", rank + SUITS[suit]));
+  node.appendChild(el("span", "pip", SUITS[suit]));
+  node.dataset.card = code;
+  node.setAttribute("aria-label", label(code) + (down ? " (face down)" : ""));
+  if (down) node.classList.add("own-down");
+  return node;
+}
+
+function colourText(node, text) {
+  // Server text with its red cards in red, built from text nodes (never as HTML).
+  node.textContent = "";
+  for (const part of text.split(CARD_IN_TEXT)) {
+    if (/^(?:10|[2-9JQKA])[♦♥]$/.test(part)) node.appendChild(el("span", "inline-red", part));
+    else node.appendChild(document.createTextNode(part));
+  }
+}
+
+async function call(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  let data;
+  try {
+    data = await response.json();
+  } catch (e) {
+    data = { error: `the server answered ${response.status} without JSON` };
+  }
+  if (!response.ok) {
+    const error = new Error(data.error || `error ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function say(text) {
+  $("message").textContent = text || "";
+}
+
+// ----- the new-game form --------------------------------------------------------------
+function fillSelect(select, items, chosen) {
+  select.textContent = "";
+  for (const [value, text] of items) {
+    const option = el("option", "", text);
+    option.value = value;
+    if (value === chosen) option.selected = true;
+    select.appendChild(option);
+  }
+}
+
+function fillPlayers() {
+  const variant = offer.variants.find((v) => v.name === $("variant").value);
+  const previous = Number($("players").value) || variant.default_players;
+  const chosen = variant.players.includes(previous) ? previous : variant.default_players;
+  fillSelect($("players"), variant.players.map((n) => [String(n), String(n)]), String(chosen));
+}
+
+async function loadOffer() {
+  offer = await call("GET", "/api/offer");
+  fillSelect($("variant"), offer.variants.map((v) => [v.name, v.name]), "spar");
+  fillPlayers();
+  fillSelect($("opponents"), offer.opponents.map((o) => [o.id, o.label]), offer.opponents[0].id);
+  fillSelect($("end"), offer.ends.map((e) => [e, e === "default" ? "the variant's end" : e.replace("target:", "first to ")]), "default");
+  fillSelect($("last_two"), [["", "the variant's"], ...offer.last_two.map((x) => [x, x])], "");
+}
+
+async function newGame(event) {
+  event.preventDefault();
+  const form = {
+    variant: $("variant").value,
+    players: Number($("players").value),
+    opponents: $("opponents").value,
+    end: $("end").value,
+  };
+  if ($("ace_of_spades").checked) form.ace_of_spades = true;
+  if ($("last_two").value) form.last_two = $("last_two").value;
+  try {
+    show(await call("POST", "/api/games", form));
+    say(game.note || "");
+  } catch (e) {
+    say(e.message);
+  }
+}
+
+// ----- moves ---------------------------------------------------------------------------
+async function send(path, body) {
+  if (busy || !game) return;
+  busy = true;
+  try {
+    show(await call("POST", `/api/games/${game.game}/${path}`, { ...body, turn: game.turn }));
+    say("");
+  } catch (e) {
+    if (e.status === 409 || e.status >= 500) {  // the table moved on, or a fault: show it as it is
+      try { show(await call("GET", `/api/games/${game.game}`)); } catch (ignored) { /* keep the message */ }
+    }
+    say(e.message);
+  } finally {
+    busy = false;
+  }
+}
+
+function play(move) {
+  return send("move", { move: String(move) });
+}
+
+async function refreshHint() {
+  $("hint").textContent = "";
+  if (!hintOn || !game || !game.hint || game.phase === "over" || game.to_move !== game.seat) return;
+  try {
+    const hint = await call("GET", `/api/games/${game.game}/hint`);
+    if (hint.turn !== game.turn) return;
+    const parts = hint.moves.map((m) => `${m.move.length <= 3 ? label(m.move) : m.move} ${Math.round(m.p * 100)}%`);
+    colourText($("hint"), "hint, the bot's policy: " + parts.join("  "));
+    for (const m of hint.moves) {
+      const node = document.querySelector(`#hand .card[data-card="${m.move}"]`);
+      if (node) node.appendChild(el("span", "prob", `${Math.round(m.p * 100)}%`));
+    }
+  } catch (e) {
+    $("hint").textContent = e.message;
+  }
+}
+
+// ----- drawing the table ---------------------------------------------------------------
+function show(view) {
+  game = view;
+  $("welcome").hidden = true;
+  $("table").hidden = false;
+  const phase = view.phase === "exchange" ? "the exchange" : `trick ${view.trick} of ${view.tricks}`;
+  $("headline").textContent = `${view.variant}, ${view.players} players · hand ${view.hand_number} · ` +
+    `${phase} · play goes ${view.direction} · ${view.goal}`;
+  $("lineup").textContent = `against ${view.lineup}`;
+  drawSeats(view);
+  drawTrick(view);
+  colourText($("happened"), view.events.length ? "what happened: " + view.events.join("; ") : "");
+  $("revealed").textContent = view.revealed ? `stock: bottom card ${label(view.revealed)} turned up` : "";
+  drawHand(view);
+  drawSummary(view);
+  const records = $("records");
+  records.hidden = view.records === 0;
+  records.href = `/api/games/${view.game}/records`;
+  records.textContent = `Download records (${view.records} hand${view.records === 1 ? "" : "s"})`;
+  document.body.dataset.turn = String(view.turn);
+  document.body.dataset.phase = view.phase;
+  refreshHint();
+  if (view.phase !== "over") $("typed").focus();
+  else $("next").focus();
+}
+
+function drawSeats(view) {
+  const seats = $("seats");
+  seats.textContent = "";
+  for (const seat of view.seats) {
+    const panel = el("div", "seat" + (seat.seat === view.seat ? " me" : "") +
+      (seat.seat === view.to_move ? " to-move" : ""));
+    panel.dataset.seat = String(seat.seat);
+    const who = el("div", "who");
+    const name = el("span", "name", seat.name);
+    if (seat.dealer) name.appendChild(el("span", "badge", "dealer"));
+    if (seat.exchanged) name.appendChild(el("span", "badge", "exchanged"));
+    if (seat.sits_out) name.appendChild(el("span", "badge", "sits out"));
+    who.appendChild(name);
+    who.appendChild(el("span", "score", seat.score));
+    panel.appendChild(who);
+    panel.appendChild(el("div", "facts",
+      `${seat.tricks_won} trick${seat.tricks_won === 1 ? "" : "s"} won · ${seat.held} card${seat.held === 1 ? "" : "s"} in hand`));
+    const played = el("div", "played");
+    for (const p of seat.played) played.appendChild(cardNode(p.card, true, p.down));
+    panel.appendChild(played);
+    seats.appendChild(panel);
+  }
+}
+
+function drawTrick(view) {
+  const trick = $("trick");
+  trick.textContent = "";
+  const current = view.current;
+  if (!current) {
+    $("trick-title").textContent = view.phase === "exchange"
+      ? "Before trick 1 every seat in turn keeps its hand or, if it holds no 10 or better, exchanges it for the top of the stock."
+      : "the hand is over";
+    return;
+  }
+  const leader = view.names[current.leader];
+  let title = view.phase === "over" ? `the last trick, led by ${leader}` : `trick ${view.trick}, led by ${leader}`;
+  if (!current.plays.length) title += view.to_move === view.seat ? ": your lead" : "";
+  if (current.winning) {
+    const verb = view.phase === "over" ? "won it" : "winning";
+    title += ` · ${view.names[current.winning.seat]} ${verb} with ${label(current.winning.card)}`;
+  }
+  $("trick-title").textContent = title;
+  for (const p of current.plays) {
+    const slot = el("div", "play" + (current.winning && current.winning.seat === p.seat ? " winning" : ""));
+    slot.appendChild(cardNode(p.card, false, p.down));
+    slot.appendChild(el("span", "tag", view.names[p.seat] + (p.seat === current.leader ? " (led)" : "")));
+    trick.appendChild(slot);
+  }
+}
+
+function drawHand(view) {
+  const hand = $("hand");
+  hand.textContent = "";
+  for (const item of view.hand) {
+    const node = cardNode(item.card, false, false);
+    node.classList.add(item.legal ? "legal" : "dim");
+    if (item.legal) {
+      node.tabIndex = 0;
+      node.setAttribute("role", "button");
+      node.appendChild(el("span", "num", String(item.number)));
+      node.addEventListener("click", () => play(item.card));
+      node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(item.card); });
+    } else {
+      node.setAttribute("aria-disabled", "true");
+    }
+    hand.appendChild(node);
+  }
+  const choices = $("choices");
+  choices.textContent = "";
+  for (const c of view.choices) {
+    const button = el("button", "", `${c.number}: ${c.action}`);
+    button.type = "button";
+    button.dataset.action = c.action;
+    button.addEventListener("click", () => play(c.action));
+    choices.appendChild(button);
+  }
+  $("typed-form").hidden = view.phase === "over";
+  hand.hidden = view.phase === "over";
+}
+
+function drawSummary(view) {
+  const box = $("summary");
+  const s = view.summary;
+  box.hidden = !s;
+  if (!s) return;
+  const wins = s.winner === view.seat ? "win" : "wins";
+  colourText($("summary-head"),
+    `hand ${s.hand} over: ${view.names[s.winner]} ${wins} the last trick with ${label(s.card)}, ` +
+    `for ${s.points} point${s.points === 1 ? "" : "s"}`);
+  const body = box.querySelector("tbody");
+  body.textContent = "";
+  view.seats.forEach((seat, i) => {
+    const row = el("tr");
+    row.appendChild(el("td", "", seat.name));
+    const cards = el("td", "cards");
+    for (const code of s.dealt[i]) {
+      cards.appendChild(el("span", RED_SUITS.has(parseCard(code).suit) ? "red" : "", label(code)));
+    }
+    if (!s.dealt[i].length) cards.textContent = "sat out";
+    if (s.exchanged[i]) cards.appendChild(el("span", "", "(exchanged)"));
+    row.appendChild(cards);
+    row.appendChild(el("td", "", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i]));
+    row.appendChild(el("td", "", seat.score));
+    body.appendChild(row);
+  });
+  $("session-result").textContent = view.session_result || "";
+  $("next").hidden = view.session_over;
+}
+
+// ----- keyboard ------------------------------------------------------------------------
+function typed(event) {
+  event.preventDefault();
+  const text = $("typed").value.trim();
+  $("typed").value = "";
+  if (text) play(text);
+}
+
+document.addEventListener("keydown", (event) => {
+  if (game && game.phase === "over" && !game.session_over && event.key === "Enter" &&
+      document.activeElement.tagName !== "SELECT") {
+    event.preventDefault();
+    send("next", {});
+  }
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("new-game").addEventListener("submit", newGame);
+  $("variant").addEventListener("change", fillPlayers);
+  $("typed-form").addEventListener("submit", typed);
+  $("next").addEventListener("click", () => send("next", {}));
+  $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
+  loadOffer().catch((e) => say(e.message));
+});

@@ -1,0 +1,241 @@
+"""``spar serve`` in a real browser: Debian's headless Chromium driven by Playwright.
+
+The real command serves on a free port of 127.0.0.1. The page starts a game
+against the shipped bot, plays a whole hand by clicking legal cards (and once
+by typing a card's number), finds that a dimmed card and a card typed that
+does not follow suit are not played, shows the hint, downloads the records
+and hands them to ``spar replay``; then one whole hand in every preset at two
+player counts (one for a preset with a single count) in the same browser,
+and one with the weak-hand exchange (its keep/exchange buttons).
+
+Screenshots of the table at the start, the middle and the end of the first
+hand, and at the end of each preset's hand, are kept in ``runs/browser/``
+(ignored by git). Playwright's own browser builds are never downloaded: the
+test launches Debian's ``chromium`` from the PATH (``.ci/browser`` installs it). Without it the test is skipped, except in CI (``CI=true``),
+where it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
+
+SPAR = Path(sys.executable).parent / "spar"
+SHOTS = Path(__file__).resolve().parents[1] / "runs" / "browser"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+WAIT = 30_000  # ms: the longest a move may take on a busy machine
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        reason = "no chromium on this machine: apt-get install -y chromium (.ci/browser)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+def serve(*extra: str):
+    """``spar serve`` on a free port: the process and the address it prints."""
+    process = subprocess.Popen(
+        [SPAR, "serve", "--port", "0", "--opponents", "random", "--seed", "0", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    line = process.stdout.readline()
+    assert "the table is at" in line, (line, process.stderr.read() if process.poll() else "")
+    return process, line.split()[6]
+
+
+def stop(process) -> None:
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    process, url = serve()
+    yield url
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("playwright is not installed (the dev extra pins it)")
+        pytest.skip("playwright is not installed: pip install -e '.[dev]'")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    # bypass_csp: the page forbids eval, which wait_for_function needs; the page never evals
+    context = browser.new_context(
+        viewport={"width": 1100, "height": 860}, accept_downloads=True, bypass_csp=True
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.wait_for_selector("#opponents option", state="attached")
+    yield page
+    context.close()
+    assert not errors, errors  # no script error on the page
+
+
+def turn(page) -> int:
+    return int(page.evaluate("document.body.dataset.turn"))
+
+
+def moved(page, before: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.turn) > {before}", timeout=WAIT)
+
+
+def start(page, variant: str, players: int, opponents: str) -> None:
+    page.select_option("#variant", variant)
+    page.select_option("#players", str(players))
+    page.select_option("#opponents", opponents)
+    page.click("#start")
+    page.wait_for_selector("#table:not([hidden])", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.turn === '0'", timeout=WAIT)
+
+
+def play_first_legal(page) -> None:
+    """Click the first legal card, or keep in the exchange; wait for the table to move."""
+    before = turn(page)
+    choice = page.locator("#choices button")
+    if choice.count():
+        choice.first.click()
+    else:
+        page.locator("#hand .card.legal").first.click()
+    moved(page, before)
+
+
+def phase(page) -> str:
+    return page.evaluate("document.body.dataset.phase")
+
+
+def test_a_whole_hand_against_the_shipped_bot_with_hint_and_records(page, tmp_path):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    start(page, "spar", 4, "shipped")
+    assert page.locator("#hand .card").count() == 5
+    assert page.locator(".seat").count() == 4
+    page.check("#hint-toggle")
+    page.wait_for_selector("#hint:has-text('%')", timeout=WAIT)
+    assert page.locator("#hand .card .prob").count() == page.locator("#hand .card.legal").count()
+    page.screenshot(path=str(SHOTS / "spar4-start.png"))
+
+    illegal_tried = typed = False
+    while phase(page) != "over":
+        dim = page.locator("#hand .card.dim")
+        if dim.count() and not illegal_tried:  # a dimmed card does nothing; typed, it is refused
+            before = turn(page)
+            dim.first.click(force=True)
+            page.wait_for_timeout(300)
+            assert turn(page) == before
+            name = dim.first.get_attribute("data-card")
+            page.fill("#typed", name)
+            page.press("#typed", "Enter")
+            page.wait_for_selector("#message:has-text('must follow suit')", timeout=WAIT)
+            assert turn(page) == before
+            illegal_tried = True
+        if page.evaluate("document.body.dataset.phase") == "play" and "trick 3" in page.inner_text(
+            "#headline"
+        ):
+            page.screenshot(path=str(SHOTS / "spar4-middle.png"))
+        if not typed:  # the keyboard: a legal card's number, then Enter
+            before = turn(page)
+            page.fill("#typed", "1")
+            page.press("#typed", "Enter")
+            moved(page, before)
+            typed = True
+            continue
+        play_first_legal(page)
+    assert illegal_tried, "no trick of this hand had a card that could not be played"
+    summary = page.locator("#summary")
+    assert summary.is_visible()
+    assert "over:" in page.inner_text("#summary-head")
+    assert page.locator("#dealt tbody tr").count() == 4
+    page.screenshot(path=str(SHOTS / "spar4-end.png"))
+
+    with page.expect_download() as download:
+        page.click("#records")
+    records = tmp_path / "records.jsonl"
+    download.value.save_as(records)
+    lines = records.read_text().splitlines()
+    assert len(lines) == 1
+    replayed = subprocess.run([SPAR, "replay", str(records)], capture_output=True, text=True)
+    assert replayed.returncode == 0, replayed.stderr
+    assert '"winner"' in replayed.stdout
+
+    before = turn(page)
+    page.keyboard.press("Enter")  # the next hand, from the keyboard
+    moved(page, before)
+    assert phase(page) != "over" and not summary.is_visible()
+
+
+def test_a_whole_hand_in_every_preset_at_two_player_counts(page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    offer = page.evaluate("fetch('/api/offer').then(r => r.json())")
+    played = []
+    for variant in offer["variants"]:
+        counts = variant["players"]
+        default = variant["default_players"]
+        two = {counts[0], default if default != counts[0] else counts[-1]}  # one if only one
+        for players in sorted(two):
+            start(page, variant["name"], players, "random")
+            assert page.locator(".seat").count() == players
+            while phase(page) != "over":
+                play_first_legal(page)
+            assert page.locator("#summary").is_visible()
+            assert page.locator("#dealt tbody tr").count() == players
+            page.screenshot(path=str(SHOTS / f"{variant['name']}-{players}-end.png"))
+            played.append((variant["name"], players))
+    assert len({v for v, _ in played}) == len(offer["variants"])
+    assert len(played) == sum(min(2, len(v["players"])) for v in offer["variants"])
+    assert sum(len(v["players"]) > 1 for v in offer["variants"]) >= 9
+
+
+def test_a_whole_hand_with_the_weak_hand_exchange(browser):
+    """The keep/exchange buttons, on a server whose games all have the exchange."""
+    process, url = serve("--set", "weak_hand_exchange=true")
+    context = browser.new_context(viewport={"width": 1100, "height": 860}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("#opponents option", state="attached")
+        start(page, "spar", 3, "random")
+        decided = False
+        while phase(page) != "over":
+            if phase(page) == "exchange" and page.locator("#choices button").count():
+                assert page.locator("#hand .card.legal").count() == 0  # no card in the exchange
+                assert page.locator("#choices button[data-action=keep]").count() == 1
+                decided = True
+            play_first_legal(page)
+        assert decided
+        assert page.locator("#dealt tbody tr").count() == 3
+        page.screenshot(path=str(SHOTS / "spar-3-exchange-end.png"))
+    finally:
+        context.close()
+        stop(process)
