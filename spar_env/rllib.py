@@ -39,9 +39,13 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 import spar_env
+
+try:
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+except ImportError as err:  # ray alone lacks RLlib's dependencies (dm_tree, ...)
+    raise ImportError(f'spar_env.rllib needs RLlib: pip install -e ".[rllib]" ({err})') from err
 from spar_env.envs import ENV_ID
 
 OBSERVATIONS = "observations"  # the keys RLlib's action-masking module reads
