@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.conversions import aec_to_parallel
 
 from spar_env.envs.aec import env, raw_env
 from spar_env.envs.batch import default_illegal_reward
@@ -179,3 +180,9 @@ def test_bad_arguments_are_refused():
         raw_env(variant="micro", num_players=4)
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="rgb_array")
+
+
+def test_there_is_no_parallel_env_because_the_trick_winner_moves_next():
+    assert raw_env().metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(env())

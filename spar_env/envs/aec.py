@@ -34,6 +34,12 @@ Render modes           ``"ansi"`` (returns text), ``"human"`` (prints it); the
                        table as ``render_seat`` sees it (``None``: a spectator,
                        who sees no hidden card)
 Seeding                ``reset(seed=s)`` makes a new ``np.random.default_rng(s)``
+Parallel API           none (``metadata["is_parallelizable"]`` is ``False``, so
+                       ``aec_to_parallel`` refuses the env): who moves next
+                       depends on who won the trick, so seats never move at
+                       once. Step it turn by turn, or use
+                       :class:`spar_env.SelfPlay` to move every seat of a
+                       batch of games at once
 Version                v0 (observation version :data:`spar_env.observe.OBS_VERSION`)
 =====================  ======================================================
 

@@ -26,12 +26,16 @@ Autoreset          ``AutoresetMode.NEXT_STEP`` (Gymnasium 1.x's default, as in
                    last observation and info) and ``DISABLED`` (reset games
                    with ``reset(options={"reset_mask": mask})``).
 Seeding            ``reset(seed=s)`` seeds one generator for the whole batch
+Sub-env attributes ``call``, ``get_attr`` and ``set_attr`` as in
+                   ``SyncVectorEnv`` (``envs.call("action_masks")``: one
+                   ``bool [A]`` per sub-env), see
+                   :mod:`spar_env.envs.sub_env_attrs`
 =================  ==========================================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from numbers import Integral
 from typing import Any
 
@@ -42,12 +46,13 @@ from gymnasium.vector.utils import batch_space
 
 from spar_env.envs.batch import env_rules
 from spar_env.envs.opponents import PolicySpec
-from spar_env.envs.single import observation_space
+from spar_env.envs.single import SparEnv, observation_space
+from spar_env.envs.sub_env_attrs import SubEnvAttributes
 from spar_env.envs.table import LearnerTable
 from spar_env.rules import Ruleset
 
 
-class SparVectorEnv(VectorEnv):
+class SparVectorEnv(SubEnvAttributes, VectorEnv):
     """``num_envs`` games of Spar from the learner's seat, stepped together."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -136,6 +141,18 @@ class SparVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """Legal actions ``bool [num_envs, A]`` of each game's learner."""
         return self._table.masks()
+
+    def _sub_env_values(self) -> dict[str, Callable[[], Any]]:
+        every = [None] * self.num_envs
+        return {
+            "action_masks": lambda: list(self.action_masks()),
+            "seat": lambda: self._table.learner.tolist(),
+            "rules": lambda: [self.rules for _ in every],
+            "observation_space": lambda: [self.single_observation_space for _ in every],
+            "action_space": lambda: [self.single_action_space for _ in every],
+            "render_mode": lambda: [None for _ in every],
+            "metadata": lambda: [SparEnv.metadata for _ in every],
+        }
 
     def _info(self) -> dict[str, Any]:
         ones = np.ones(self.num_envs, dtype=bool)
