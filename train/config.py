@@ -127,6 +127,7 @@ class RaySection:
     address: str = ""  # "": start a local Ray; "auto" or "HOST:PORT": join a running cluster
     workers: int = 2  # rollout actors; rollout.games is shared out among them
     cpus_per_worker: int = 1  # CPUs each actor reserves (and its torch threads)
+    timeout: float = 30.0  # seconds to wait for a cluster at ray.address before giving up
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class Config:
 SECTIONS: dict[str, type] = {
     f.name: get_type_hints(Config)[f.name] for f in fields(Config) if f.name != "algorithm"
 }
+SELF_OR_SNAPSHOT = ("self", "snapshot")  # pool.mix entries that are not agent specs
 META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on reading
 
 
@@ -201,7 +203,7 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
     if path is not None:
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_config_text(path))
         except FileNotFoundError:
             raise ConfigError(f"{path}: no such config file") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -209,6 +211,16 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
     for item in overrides:
         apply_override(data, item)
     return from_dict(data)
+
+
+def read_config_text(path: Path) -> str:
+    """A config file's text, refused past ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends)."""
+    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, read_bounded
+
+    try:
+        return read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8")
+    except LimitError as e:
+        raise ConfigError(str(e)) from None
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -321,6 +333,7 @@ def check(c: Config) -> None:
     import agents.builtin  # noqa: F401  (registers the built-in agents)
     from agents.registry import AGENTS, parse_spec
     from spar_env.rules import make_rules
+    from train.preflight import check_bounds
 
     r = c.run
     _require(
@@ -335,6 +348,7 @@ def check(c: Config) -> None:
     _require(r.threads >= 1, "run.threads", "at least 1", r.threads)
     _require(r.checkpoint_every >= 1, "run.checkpoint_every", "at least 1", r.checkpoint_every)
     _require(r.keep_checkpoints >= 1, "run.keep_checkpoints", "at least 1", r.keep_checkpoints)
+    check_bounds(c)
     try:
         make_rules(c.game.variant, players=c.game.players, **c.game.options)
     except TypeError as e:
@@ -411,6 +425,7 @@ def _check_ray(c: Config) -> None:
         raise ConfigError(f"ray.address: {e}") from None
     _require(r.workers >= 1, "ray.workers", "at least 1", r.workers)
     _require(r.cpus_per_worker >= 1, "ray.cpus_per_worker", "at least 1", r.cpus_per_worker)
+    _require(r.timeout > 0, "ray.timeout", "positive (seconds)", r.timeout)
     if r.enabled:
         _require(
             c.rollout.games >= r.workers,

@@ -38,6 +38,7 @@ from agents.registry import make_agent
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
 from train.evaluate import evaluate
+from train.run_dir import run_folder
 
 POLICY_FILE = "policy.npz"
 
@@ -54,6 +55,11 @@ class MCCFRResult:
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # the last ones
 
 
+def has_tables(run_dir: Path) -> bool:
+    """Whether a sampled-CFR run folder holds tables to resume from."""
+    return (run_dir / POLICY_FILE).is_file()
+
+
 def run_mccfr(
     config: Any,
     runs_dir: str | Path = "runs",
@@ -63,9 +69,25 @@ def run_mccfr(
 ) -> MCCFRResult:
     """The ``spar train`` run of an ``algorithm = "mccfr"`` config (module docstring).
 
+    The model and opponents are built before the folder is made (and locked,
+    :mod:`train.run_dir`); a resumed run without tables starts from the beginning.
+
     Raises:
-        ConfigError: a new run whose folder exists already, or a resumed one without tables.
+        ConfigError: a new run whose folder exists already, one in use, or an agent the
+            config names that cannot be built.
     """
+    from train.preflight import check_agents
+
+    check_agents(config)
+    run_dir = Path(runs_dir) / config.run.name
+    with run_folder(run_dir, resume=resume, has_checkpoint=has_tables) as fresh:
+        return _run(config, run_dir, resume=not fresh, progress=progress)
+
+
+def _run(
+    config: Any, run_dir: Path, *, resume: bool, progress: Callable[[dict[str, Any]], None] | None
+) -> MCCFRResult:
+    """The run inside its locked folder (:func:`run_mccfr`)."""
     from torch.utils.tensorboard import SummaryWriter  # torch only for the log
 
     from spar_env import __version__
@@ -73,7 +95,6 @@ def run_mccfr(
 
     g, m = config.game, config.mccfr
     rules = make_rules(g.variant, players=g.players, **g.options)
-    run_dir = Path(runs_dir) / config.run.name
     policy_path = run_dir / POLICY_FILE
     model = make_agent(m.model, rules) if m.model else None
     solver = ExternalSampling(
@@ -82,11 +103,11 @@ def run_mccfr(
     if resume:
         if not policy_path.is_file():
             raise ConfigError(f"--resume {run_dir}: no {POLICY_FILE} there to go on from")
-        load_sampled(policy_path, rules).restore(solver)
+        try:
+            load_sampled(policy_path, rules).restore(solver)
+        except ValueError as e:
+            raise ConfigError(f"--resume {run_dir}: {e}") from None
     else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
-        run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_output(run_dir / "config.toml") as f:
             f.write(dump_config(config, __version__))
 

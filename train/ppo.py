@@ -37,7 +37,8 @@ import numpy as np
 import torch
 
 from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
-from agents.ppo.checkpoint import load_checkpoint, save_checkpoint
+from agents.ppo.checkpoint import load_checkpoint
+from agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from agents.ppo.network import ActorCritic
 from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
 from spar_env.atomic import atomic_output
@@ -45,11 +46,21 @@ from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.observe import layout_for, max_hand_points
 from spar_env.rules import Ruleset, make_rules
-from train.config import Config, ConfigError, apply_override, dump_config, from_dict
+from train.checkpoint_fit import check_fits, restore_checked
+from train.config import (
+    Config,
+    ConfigError,
+    apply_override,
+    dump_config,
+    from_dict,
+    read_config_text,
+)
 from train.evaluate import evaluate
+from train.finite import check_finite
 from train.imitate import imitate
 from train.pool import OpponentPool
 from train.rollout import Collector, Rollout
+from train.run_dir import WARMSTART_DIR, run_folder, write_checkpoint
 
 CONFIG_FILE = "config.toml"
 
@@ -141,6 +152,11 @@ def make_collector(config: Config, rules: Ruleset, rng: np.random.Generator) -> 
 
 
 # ----- the run -----------------------------------------------------------------------
+def has_checkpoint(run_dir: Path) -> bool:
+    """Whether a PPO run folder holds a checkpoint to resume from."""
+    return bool(list_checkpoints(run_dir / CHECKPOINT_DIR))
+
+
 def train(
     config: Config,
     runs_dir: str | os.PathLike = "runs",
@@ -151,6 +167,10 @@ def train(
 ) -> RunResult:
     """Train (or, with ``resume``, go on training) the run ``runs_dir/<run.name>``.
 
+    Every agent the config names is built first; the folder is made (and
+    locked) only then (:mod:`train.run_dir`). A resumed run without a
+    checkpoint starts from the beginning.
+
     Args:
         config: the config in force (on resume, the run's own config, see
             :func:`resume_config`).
@@ -159,19 +179,30 @@ def train(
         report: called with the live figures after every update (the progress bar).
 
     Raises:
-        ConfigError: for a run folder that exists when not resuming, or a
-            resume without a checkpoint.
+        ConfigError: for a run folder that exists when not resuming, is in use, or an agent
+            the config names that cannot be built.
     """
+    from train.preflight import check_agents
+
+    check_agents(config)
+    run_dir = Path(runs_dir) / config.run.name
+    with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
+        return _run(config, run_dir, resume=not fresh, stop_after=stop_after, report=report)
+
+
+def _run(
+    config: Config,
+    run_dir: Path,
+    *,
+    resume: bool,
+    stop_after: int | None,
+    report: Reporter | None,
+) -> RunResult:
+    """The run inside its locked folder (:func:`train`); ``resume``: from its latest checkpoint."""
     from torch.utils.tensorboard import SummaryWriter
 
     from spar_env import __version__
 
-    run_dir = Path(runs_dir) / config.run.name
-    if not resume and run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(
-            f"run.name: {run_dir} already exists; resume it with --resume {run_dir} "
-            "or choose another --name"
-        )
     rules = rules_of(config)
     torch.set_num_threads(config.run.threads)
     torch.manual_seed(config.run.seed)
@@ -184,10 +215,13 @@ def train(
     collector = make_collector(config, rules, rng)
     counters = Counters()
     if resume:
-        saved = load_checkpoint(latest_checkpoint(run_dir))
-        _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
+        file = latest_checkpoint(run_dir)
+        saved = load_checkpoint(file)
+        check_fits(saved, file, config.model.hidden, model.privileged)
+        restore_checked(
+            file, lambda: _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
+        )
     else:
-        run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_output(run_dir / CONFIG_FILE) as f:
             f.write(dump_config(config, __version__))
 
@@ -207,14 +241,20 @@ def train(
 
     warm = config.warmstart
     if warm.imitate and warm.updates and not counters.warm_started:
+        # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
+        # last checkpoint never drops warm-start points.
+        warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
 
         def on_imitation(step: int, loss: float) -> None:
-            writer.add_scalar("warmstart/cross_entropy", loss, step)
+            warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
             if report is not None:
                 report({"phase": "imitation", "step": step + 1, "of": warm.updates, "ce": loss})
 
-        imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                on_step=on_imitation)  # fmt: skip
+        losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
+                         on_step=on_imitation)  # fmt: skip
+        warm_writer.close()
+        check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
+                     f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
         counters.warm_started = True
         save()
 
@@ -229,6 +269,8 @@ def train(
         t1 = time.perf_counter()
         batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced)
         stats = ppo_update(model, optimizer, batch, settings, rng)
+        check_finite(model, stats, f"update {counters.update + 1}", run_dir,
+                     f"ppo.lr={lr:g}, reward scale {scale:g}")  # fmt: skip
         t2 = time.perf_counter()
         counters.update += 1
         counters.decisions += rollout.decisions
@@ -345,8 +387,8 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
         "games": collector.state_dict(),
         "config": config.to_dict(),
     }
-    save_checkpoint(folder / f"update_{counters.update:06d}.pt", payload)
-    for old in sorted(folder.glob("update_*.pt"))[: -config.run.keep_checkpoints]:
+    write_checkpoint(folder / checkpoint_name(counters.update), payload, run_dir)
+    for old in list_checkpoints(folder)[: -config.run.keep_checkpoints]:
         old.unlink()
 
 
@@ -372,7 +414,10 @@ def resume_config(run_dir: str | os.PathLike, overrides: list[str] = ()) -> Conf
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = tomllib.loads(read_config_text(path))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         key = item.partition("=")[0].strip()
         if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):

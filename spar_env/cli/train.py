@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if args.ray:  # a resumed run may find its cluster at another address
             config = config.replace(ray=dataclasses.replace(config.ray, address=args.ray))
         runs_dir = args.resume.parent
+        _note_a_restart(args.resume, config.algorithm)
     else:
         config = load_config(args.config or default_config_path(), args.set)
         named = {"seed": args.seed, "name": args.name}
@@ -87,23 +88,22 @@ def run(args: argparse.Namespace) -> int:
             config = config.replace(
                 ray=dataclasses.replace(config.ray, enabled=True, address=address)
             )
-        check(config)
         runs_dir = args.runs_dir
+    if args.ray_timeout is not None:
+        config = config.replace(ray=dataclasses.replace(config.ray, timeout=args.ray_timeout))
+    check(config)
     console = Console(stderr=False)
     if config.algorithm == "mccfr":
         return _sampled(console, config, runs_dir, resume=args.resume is not None)
     if config.algorithm != "ppo":
-        return _solve(console, config, runs_dir)
+        return _solve(console, config, runs_dir, resume=args.resume is not None)
     with _Bar(console, config.run.updates) as bar:
         try:
             result = train(config, runs_dir, resume=args.resume is not None, report=bar.update)
         except KeyboardInterrupt:
             bar.stop()
-            where = runs_dir / config.run.name
             print(
-                f"spar train: stopped; resume from the latest checkpoint with "
-                f"spar train --resume {where}",
-                file=sys.stderr,
+                f"spar train: stopped; {_resume_hint(runs_dir / config.run.name)}", file=sys.stderr
             )
             return 130
     _summary(console, config, result)
@@ -183,7 +183,32 @@ def _summary(console: Console, config: Any, result: Any) -> None:
     )
 
 
-def _solve(console: Console, config: Any, runs_dir: Path) -> int:
+def _resume_hint(run_dir: Path) -> str:
+    """How to go on with a run stopped by Ctrl-C: from its checkpoint, or from the beginning."""
+    from train.ppo import has_checkpoint
+
+    if has_checkpoint(run_dir):
+        return f"resume from the latest checkpoint with spar train --resume {run_dir}"
+    return f"it had no checkpoint yet: spar train --resume {run_dir} starts it from the beginning"
+
+
+def _note_a_restart(run_dir: Path, algorithm: str) -> None:
+    """Say so when ``--resume`` finds nothing to go on from and starts the run over."""
+    from train.mccfr import has_tables
+    from train.ppo import has_checkpoint
+    from train.run_dir import holder_check
+
+    holder_check(run_dir)  # a run in use is refused before any note
+    found = {"ppo": has_checkpoint, "mccfr": has_tables}.get(algorithm)
+    if found is not None and not found(run_dir):
+        print(
+            f"spar train: note: {run_dir} stopped before its first checkpoint; "
+            "starting it from the beginning",
+            file=sys.stderr,
+        )
+
+
+def _solve(console: Console, config: Any, runs_dir: Path, resume: bool = False) -> int:
     """An exact solve (``algorithm = "cfr"`` or ``"lp"``): progress, then the value found."""
     from train.solve import run_solver
 
@@ -195,7 +220,7 @@ def _solve(console: Console, config: Any, runs_dir: Path) -> int:
         progress.update(task, completed=done, figures=f"NashConv {nash_conv:.3g}")
 
     with progress:
-        result = run_solver(config, runs_dir, progress=on_chunk)
+        result = run_solver(config, runs_dir, progress=on_chunk, resume=resume)
         progress.update(task, completed=total)
     low, high = result.value_bounds
     console.print(

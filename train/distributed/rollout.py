@@ -108,7 +108,7 @@ class RayCollector:
     """
 
     def __init__(self, config: Config, rules: Ruleset) -> None:
-        self.ray = connect(config.ray.address)
+        self.ray = connect(config.ray.address, config.ray.timeout)
         self.config = config
         self.rules = rules
         workers = config.ray.workers
