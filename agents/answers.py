@@ -19,7 +19,7 @@ class BotAnswerError(ValueError):
 
 def check_answer(probs: np.ndarray, mask: np.ndarray, who: str) -> None:
     """Raise :class:`BotAnswerError` naming ``who`` unless each row of ``probs`` (``[G, A]``)
-    is finite, at least 0, 0 off ``mask`` and adds up to 1 on it."""
+    is finite, at least 0, 0 off ``mask`` and adds up to 1 on it (0 if no action is legal)."""
     if probs.ndim != 2 or probs.shape != mask.shape:
         raise BotAnswerError(
             f"{who}: its answer has shape {tuple(probs.shape)}, not one probability for each of "
@@ -30,7 +30,7 @@ def check_answer(probs: np.ndarray, mask: np.ndarray, who: str) -> None:
     bad = ~finite | (probs < 0).any(axis=1)
     bad |= np.where(legal, 0.0, np.abs(np.nan_to_num(probs))).max(axis=1, initial=0) > TOLERANCE
     total = np.where(legal, np.nan_to_num(probs), 0.0).sum(axis=1)
-    bad |= np.abs(total - 1) > TOLERANCE
+    bad |= legal.any(axis=1) & (np.abs(total - 1) > TOLERANCE)  # a row with none is all 0
     if bad.any():
         g = int(np.flatnonzero(bad)[0])
         row = probs[g]
