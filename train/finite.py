@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -41,17 +40,8 @@ def check_finite(
         return
     what = f"the {', '.join(bad)} became non-finite" if bad else "the weights became non-finite"
     saved = list_checkpoints(run_dir / CHECKPOINT_DIR)
-    last = (
-        f"the last good checkpoint is {saved[-1]} (spar train --resume {run_dir} goes on from it)"
-        if saved
-        else "there is no checkpoint yet"
-    )
+    last = f"the last good checkpoint is {saved[-1]}" if saved else "there is no checkpoint yet"
     raise RunDiverged(
         f"{where}: {what}: the run diverged; lower the learning rate or the reward scale "
         f"({causes}); {last}"
     )
-
-
-def figures(stats: dict[str, Any]) -> dict[str, float]:
-    """The numeric figures of an update's statistics."""
-    return {k: float(v) for k, v in stats.items() if isinstance(v, int | float)}

@@ -106,6 +106,8 @@ def run_folder(
         ConfigError: a new run whose folder holds a run, or a folder in use (:class:`RunInUse`).
     """
     made = False
+    if resume and not run_dir.is_dir():
+        raise ConfigError(f"--resume {run_dir}: no such run folder")
     if not resume and run_dir.exists() and any(run_dir.iterdir()):
         holder_check(run_dir)
         if has_checkpoint(run_dir):
