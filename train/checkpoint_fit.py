@@ -27,14 +27,16 @@ def check_fits(saved: dict[str, Any], file: Path, hidden: list[int], privileged:
     model, counters = saved["model"], saved["counters"]
     if not isinstance(model, dict) or not isinstance(counters, dict):
         raise CheckpointError(f"{file}: not a checkpoint of a PPO run (model or counters broken)")
-    if list(model.get("hidden", ())) != list(hidden) or model.get("privileged") != privileged:
+    if model.get("hidden") != list(hidden) or model.get("privileged") != privileged:
         raise CheckpointError(
             f"{file}: a checkpoint of a network with hidden {model.get('hidden')} "
             f"(privileged {model.get('privileged')}); this run's is {list(hidden)} "
             f"(privileged {privileged})"
         )
     for key, kind in COUNTERS.items():
-        value = counters.get(key)
+        if key not in counters:
+            continue  # an older checkpoint: the counter keeps its default
+        value = counters[key]
         ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
         if not (ok or (kind is float and isinstance(value, int) and not isinstance(value, bool))):
             raise CheckpointError(f"{file}: the checkpoint's counter {key} is {value!r}")

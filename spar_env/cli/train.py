@@ -10,8 +10,11 @@
 A run is written to runs/NAME/: config.toml (the config in force), the
 TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
 trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
-A config with an unknown key, a wrong type or an impossible value is refused
-before training starts, naming the key. The keys and their defaults are in
+A config with an unknown key, a wrong type, an impossible value, a size past
+spar_env/limits.py or an agent that cannot be built for its game is refused
+before the run folder is made, naming the key. The folder is locked while a
+process trains into it; a run that fails before its first checkpoint removes
+it, and --resume starts a run killed before then from the beginning. The keys and their defaults are in
 train/config.py; configs/ holds ready-made configs.
 """
 
