@@ -179,6 +179,18 @@ def test_an_mccfr_run_killed_before_its_first_save_resumes(capsys, tmp_path, mon
     assert (tmp_path / "runs" / "m" / "policy.npz").is_file()
 
 
+def test_a_solve_killed_before_its_policy_is_solved_again_by_resume(capsys, tmp_path,
+                                                                   monkeypatch) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    write_config(tmp_path / "runs" / "c", ROOT / "configs" / "cfr_micro.toml",
+                 ["run.name=c", "solver.iterations=100"])  # fmt: skip
+    status, out, err = cli(capsys, "train", "--resume", "runs/c")
+    assert status == 0, err
+    assert (tmp_path / "runs" / "c" / "policy.npz").is_file()
+    again = cli(capsys, "train", "--resume", "runs/c")
+    one_line(again[0], again[2], "the solve is finished", "--name")
+
+
 # ----- 3. resuming keeps the warm-start curve -------------------------------------------------
 def test_resuming_keeps_every_warm_start_point(capsys, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
