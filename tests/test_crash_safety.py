@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 
 import torch
+from guards import TINY, scalars
 
 from agents.ppo.agent import latest_checkpoint
 from agents.ppo.checkpoint import load_checkpoint
 from train.config import load_config
 from train.ppo import train
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "configs" / "ppo_tiny.toml"
 SETTINGS = ["run.updates=5", "warmstart.updates=6", "run.checkpoint_every=2", "eval.every=2",
             "run.keep_checkpoints=10"]  # fmt: skip
 TIMED = ("time/", "charts/SPS")  # figures of wall-clock time: they differ run to run
@@ -94,19 +93,6 @@ def spar_killed_at(point: str | None, *argv: str, cwd: Path) -> subprocess.Compl
         [sys.executable, "-c", KILLER, *argv], cwd=cwd, env=env, capture_output=True, text=True,
         timeout=300, check=False,
     )  # fmt: skip
-
-
-def scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
-    """Every scalar tag of a run, in all its event folders, as (step, value) in order."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    tags: dict[str, list[tuple[int, float]]] = {}
-    for folder in sorted({p.parent for p in run_dir.rglob("events.out.tfevents.*")}):
-        events = EventAccumulator(str(folder))
-        events.Reload()
-        for tag in events.Tags()["scalars"]:
-            tags.setdefault(tag, []).extend((e.step, e.value) for e in events.Scalars(tag))
-    return tags
 
 
 def test_a_run_killed_anywhere_and_resumed_ends_as_an_unbroken_one(tmp_path: Path) -> None:
