@@ -40,6 +40,7 @@ from train.sections import (
     META_KEYS,
     SECTIONS,
     SECTIONS_OF,
+    SELF_OR_SNAPSHOT,
     SOLVERS,
     Config,
     ConfigError,
@@ -62,6 +63,7 @@ __all__ = [
     "CONFIG_FILE",
     "SECTIONS",
     "SECTIONS_OF",
+    "SELF_OR_SNAPSHOT",
     "SOLVERS",
     "Config",
     "ConfigError",
@@ -110,7 +112,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
     if path is not None:
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_config_text(path))
         except FileNotFoundError:
             raise ConfigError(f"{path}: no such config file") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -118,6 +120,16 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
     for item in overrides:
         apply_override(data, item)
     return from_dict(data)
+
+
+def read_config_text(path: Path) -> str:
+    """A config file's text, refused past ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends)."""
+    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, read_bounded
+
+    try:
+        return read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8")
+    except LimitError as e:
+        raise ConfigError(str(e)) from None
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -216,7 +228,10 @@ def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = tomllib.loads(read_config_text(path))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         key = item.partition("=")[0].strip()
         if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):

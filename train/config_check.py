@@ -25,6 +25,7 @@ def _require_spec(key: str, spec: str, alternative: str = "") -> None:
 def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
     from agents.registry import AGENTS, parse_spec
+    from train.preflight import check_bounds
 
     r = c.run
     _require(
@@ -39,6 +40,7 @@ def check(c: Config) -> None:
     _require(r.threads >= 1, "run.threads", "at least 1", r.threads)
     _require(r.checkpoint_every >= 1, "run.checkpoint_every", "at least 1", r.checkpoint_every)
     _require(r.keep_checkpoints >= 1, "run.keep_checkpoints", "at least 1", r.keep_checkpoints)
+    check_bounds(c)
     try:
         rules_of(c)
     except TypeError as e:
@@ -115,6 +117,7 @@ def _check_ray(c: Config) -> None:
         raise ConfigError(f"ray.address: {e}") from None
     _require(r.workers >= 1, "ray.workers", "at least 1", r.workers)
     _require(r.cpus_per_worker >= 1, "ray.cpus_per_worker", "at least 1", r.cpus_per_worker)
+    _require(r.timeout > 0, "ray.timeout", "positive (seconds)", r.timeout)
     if r.enabled:
         _require(
             c.rollout.games >= r.workers,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ def run(
     resume: str | os.PathLike | None = None,
     overrides: Sequence[str] = (),
     ray: str | None = None,
+    ray_timeout: float | None = None,
     stop_after: int | None = None,
     report: Reporter | None = None,
 ) -> Any:
@@ -55,6 +57,7 @@ def run(
             (``--set`` strings) may change only how long it runs.
         ray: ``None`` as the config says; ``""`` to collect PPO's rollouts on a
             local Ray, or the address of a cluster to join.
+        ray_timeout: seconds to wait for that cluster (``None``: ``ray.timeout``).
         stop_after: PPO only: stop after this many updates in this call (tests use it).
         report: hears a :class:`~train.progress.Progress` after every step.
 
@@ -68,12 +71,15 @@ def run(
         if config is not None:
             raise ConfigError("resume: a resumed run goes on with its own config; give no config")
         config, runs_dir = _resumed(Path(resume), overrides, ray)
+        config = _with_timeout(config, ray_timeout)
+        check(config)
+        _note_a_restart(Path(resume), config.algorithm)
     else:
         if config is None:
             raise ConfigError("run: give a config (train.config.load_config) or a run to resume")
         if overrides:
             raise ConfigError("overrides: only a resumed run takes them here; use load_config")
-        config = _with_ray(config, ray)
+        config = _with_timeout(_with_ray(config, ray), ray_timeout)
         check(config)
     resuming = resume is not None
     if config.algorithm == "ppo":
@@ -88,11 +94,9 @@ def run(
         from train.mccfr import run_mccfr
 
         return run_mccfr(config, runs_dir, resume=resuming, report=report)
-    if resuming:
-        raise ConfigError(f"--resume: an exact solve ({config.algorithm}) cannot be resumed")
     from train.solve import run_solver
 
-    return run_solver(config, runs_dir, report=report)
+    return run_solver(config, runs_dir, report=report, resume=resuming)
 
 
 def _resumed(folder: Path, overrides: Sequence[str], ray: str | None) -> tuple[Config, Path]:
@@ -107,6 +111,29 @@ def _resumed(folder: Path, overrides: Sequence[str], ray: str | None) -> tuple[C
     if ray:  # a resumed run may find its cluster at another address
         config = config.replace(ray=dataclasses.replace(config.ray, address=ray))
     return config, folder.parent
+
+
+def _with_timeout(config: Config, timeout: float | None) -> Config:
+    """``config`` with ``ray.timeout`` set to ``timeout`` when it is given."""
+    if timeout is None:
+        return config
+    return config.replace(ray=dataclasses.replace(config.ray, timeout=timeout))
+
+
+def _note_a_restart(run_dir: Path, algorithm: str) -> None:
+    """Say so (on stderr) when a resume finds nothing to go on from and starts the run over."""
+    from train.mccfr import has_tables
+    from train.ppo import has_checkpoint
+    from train.run_dir import holder_check
+
+    holder_check(run_dir)  # a run in use is refused before any note
+    found = {"ppo": has_checkpoint, "mccfr": has_tables}.get(algorithm)
+    if found is not None and not found(run_dir):
+        print(
+            f"spar train: note: {run_dir} stopped before its first checkpoint; "
+            "starting it from the beginning",
+            file=sys.stderr,
+        )
 
 
 def _with_ray(config: Config, ray: str | None) -> Config:

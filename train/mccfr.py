@@ -39,6 +39,7 @@ from spar_env.rules import Ruleset
 from train.config import CONFIG_FILE, rules_of
 from train.evaluate import evaluate
 from train.progress import Progress, Reporter
+from train.run_dir import run_folder
 
 POLICY_FILE = "policy.npz"
 
@@ -55,6 +56,11 @@ class MCCFRResult:
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # the last ones
 
 
+def has_tables(run_dir: Path) -> bool:
+    """Whether a sampled-CFR run folder holds tables to resume from."""
+    return (run_dir / POLICY_FILE).is_file()
+
+
 def run_mccfr(
     config: Any,
     runs_dir: str | Path = "runs",
@@ -65,10 +71,25 @@ def run_mccfr(
     """The ``spar train`` run of an ``algorithm = "mccfr"`` config (module docstring).
 
     ``report`` hears a :class:`~train.progress.Progress` after every evaluation.
+    The model and opponents are built before the folder is made (and locked,
+    :mod:`train.run_dir`); a resumed run without tables starts from the beginning.
 
     Raises:
-        ConfigError: a new run whose folder exists already, or a resumed one without tables.
+        ConfigError: a new run whose folder exists already, one in use, or an agent the
+            config names that cannot be built.
     """
+    from train.preflight import check_agents
+
+    check_agents(config)
+    run_dir = Path(runs_dir) / config.run.name
+    with run_folder(run_dir, resume=resume, has_checkpoint=has_tables) as fresh:
+        return _run(config, run_dir, resume=not fresh, report=report)
+
+
+def _run(
+    config: Any, run_dir: Path, *, resume: bool, report: Reporter | None
+) -> MCCFRResult:
+    """The run inside its locked folder (:func:`run_mccfr`)."""
     from torch.utils.tensorboard import SummaryWriter  # torch only for the log
 
     from spar_env import __version__
@@ -76,7 +97,6 @@ def run_mccfr(
 
     m = config.mccfr
     rules = rules_of(config)
-    run_dir = Path(runs_dir) / config.run.name
     policy_path = run_dir / POLICY_FILE
     model = make_agent(m.model, rules) if m.model else None
     solver = ExternalSampling(
@@ -85,11 +105,11 @@ def run_mccfr(
     if resume:
         if not policy_path.is_file():
             raise ConfigError(f"--resume {run_dir}: no {POLICY_FILE} there to go on from")
-        load_sampled(policy_path, rules).restore(solver)
+        try:
+            load_sampled(policy_path, rules).restore(solver)
+        except ValueError as e:
+            raise ConfigError(f"--resume {run_dir}: {e}") from None
     else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
-        run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_output(run_dir / CONFIG_FILE) as f:
             f.write(dump_config(config, __version__))
 

@@ -37,20 +37,24 @@ import numpy as np
 import torch
 
 from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
-from agents.ppo.checkpoint import load_checkpoint, save_checkpoint
+from agents.ppo.checkpoint import load_checkpoint
+from agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from agents.ppo.network import ActorCritic
 from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
 from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
-from train.config import CONFIG_FILE, Config, ConfigError, dump_config, rules_of
+from train.checkpoint_fit import check_fits, restore_checked
+from train.config import CONFIG_FILE, Config, dump_config, rules_of
 from train.evaluate import evaluate
+from train.finite import check_finite
 from train.imitate import imitate
 from train.model import build_model, reward_scale
 from train.pool import OpponentPool
 from train.progress import Progress, Reporter
 from train.rollout import Collector, Rollout
+from train.run_dir import WARMSTART_DIR, run_folder, write_checkpoint
 
 if TYPE_CHECKING:
     from train.distributed.rollout import RayCollector
@@ -118,6 +122,11 @@ def make_collector(
 
 
 # ----- the run -----------------------------------------------------------------------
+def has_checkpoint(run_dir: Path) -> bool:
+    """Whether a PPO run folder holds a checkpoint to resume from."""
+    return bool(list_checkpoints(run_dir / CHECKPOINT_DIR))
+
+
 def train(
     config: Config,
     runs_dir: str | os.PathLike = "runs",
@@ -128,6 +137,10 @@ def train(
 ) -> RunResult:
     """Train (or, with ``resume``, go on training) the run ``runs_dir/<run.name>``.
 
+    Every agent the config names is built first; the folder is made (and
+    locked) only then (:mod:`train.run_dir`). A resumed run without a
+    checkpoint starts from the beginning.
+
     Args:
         config: the config in force (on resume, the run's own config, see
             :func:`train.config.resume_config`).
@@ -137,19 +150,30 @@ def train(
             and every update (the progress bar).
 
     Raises:
-        ConfigError: for a run folder that exists when not resuming, or a
-            resume without a checkpoint.
+        ConfigError: for a run folder that exists when not resuming, is in use, or an agent
+            the config names that cannot be built.
     """
+    from train.preflight import check_agents
+
+    check_agents(config)
+    run_dir = Path(runs_dir) / config.run.name
+    with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
+        return _run(config, run_dir, resume=not fresh, stop_after=stop_after, report=report)
+
+
+def _run(
+    config: Config,
+    run_dir: Path,
+    *,
+    resume: bool,
+    stop_after: int | None,
+    report: Reporter | None,
+) -> RunResult:
+    """The run inside its locked folder (:func:`train`); ``resume``: from its latest checkpoint."""
     from torch.utils.tensorboard import SummaryWriter
 
     from spar_env import __version__
 
-    run_dir = Path(runs_dir) / config.run.name
-    if not resume and run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(
-            f"run.name: {run_dir} already exists; resume it with --resume {run_dir} "
-            "or choose another --name"
-        )
     rules = rules_of(config)
     torch.set_num_threads(config.run.threads)
     torch.manual_seed(config.run.seed)
@@ -162,10 +186,13 @@ def train(
     collector = make_collector(config, rules, rng)
     counters = Counters()
     if resume:
-        saved = load_checkpoint(latest_checkpoint(run_dir))
-        _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
+        file = latest_checkpoint(run_dir)
+        saved = load_checkpoint(file)
+        check_fits(saved, file, config.model.hidden, model.privileged)
+        restore_checked(
+            file, lambda: _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
+        )
     else:
-        run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_output(run_dir / CONFIG_FILE) as f:
             f.write(dump_config(config, __version__))
 
@@ -185,14 +212,20 @@ def train(
 
     warm = config.warmstart
     if warm.imitate and warm.updates and not counters.warm_started:
+        # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
+        # last checkpoint never drops warm-start points.
+        warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
 
         def on_imitation(step: int, loss: float) -> None:
-            writer.add_scalar("warmstart/cross_entropy", loss, step)
+            warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
             if report is not None:
                 report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
 
-        imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                on_step=on_imitation)  # fmt: skip
+        losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
+                         on_step=on_imitation)  # fmt: skip
+        warm_writer.close()
+        check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
+                     f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
         counters.warm_started = True
         save()
 
@@ -207,6 +240,8 @@ def train(
         t1 = time.perf_counter()
         batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced)
         stats = ppo_update(model, optimizer, batch, settings, rng)
+        check_finite(model, stats, f"update {counters.update + 1}", run_dir,
+                     f"ppo.lr={lr:g}, reward scale {scale:g}")  # fmt: skip
         t2 = time.perf_counter()
         counters.update += 1
         counters.decisions += rollout.decisions
@@ -318,8 +353,8 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
         "games": collector.state_dict(),
         "config": config.to_dict(),
     }
-    save_checkpoint(folder / f"update_{counters.update:06d}.pt", payload)
-    for old in sorted(folder.glob("update_*.pt"))[: -config.run.keep_checkpoints]:
+    write_checkpoint(folder / checkpoint_name(counters.update), payload, run_dir)
+    for old in list_checkpoints(folder)[: -config.run.keep_checkpoints]:
         old.unlink()
 
 

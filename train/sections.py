@@ -120,6 +120,7 @@ class RaySection:
     address: str = ""  # "": start a local Ray; "auto" or "HOST:PORT": join a running cluster
     workers: int = 2  # rollout actors; rollout.games is shared out among them
     cpus_per_worker: int = 1  # CPUs each actor reserves (and its torch threads)
+    timeout: float = 30.0  # seconds to wait for a cluster at ray.address before giving up
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class Config:
 SECTIONS: dict[str, type] = {
     f.name: get_type_hints(Config)[f.name] for f in fields(Config) if f.name != "algorithm"
 }
+SELF_OR_SNAPSHOT = ("self", "snapshot")  # pool.mix entries that are not agent specs
 META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on reading
 
 

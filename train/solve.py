@@ -32,6 +32,7 @@ from agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
 from train.progress import Progress, Reporter
+from train.run_dir import run_folder
 
 __all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
 
@@ -203,21 +204,32 @@ def solve_lp_exact(rules: Ruleset, log_dir: str | Path | None = None) -> SolveRe
 
 
 def run_solver(
-    config, runs_dir: str | Path = "runs", report: Reporter | None = None
+    config, runs_dir: str | Path = "runs", report: Reporter | None = None, *, resume: bool = False
 ) -> SolveResult:
     """The ``spar train`` run of an ``algorithm = "cfr"`` or ``"lp"`` config: ``runs/<name>/``
-    holds its ``config.toml``, TensorBoard events and ``policy.npz``.
+    holds its ``config.toml``, TensorBoard events and ``policy.npz``. A solve that fails
+    removes its folder; ``resume`` solves a folder without a policy (a killed solve) again.
 
     Raises:
-        ConfigError: for a run folder that exists already.
+        ConfigError: for a run folder that exists already (a solved one, when resuming).
     """
-    from spar_env import __version__
-    from train.config import CONFIG_FILE, ConfigError, dump_config, rules_of
+    from train.config import ConfigError
 
     run_dir = Path(runs_dir) / config.run.name
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(f"run.name: {run_dir} already exists; choose another --name")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if resume and (run_dir / "policy.npz").is_file():
+        raise ConfigError(
+            f"--resume {run_dir}: the solve is finished (its policy is {run_dir / 'policy.npz'}); "
+            "a new solve needs another --name"
+        )
+    with run_folder(run_dir, resume=resume, has_checkpoint=lambda d: (d / "policy.npz").is_file()):
+        return _solve_into(config, run_dir, report)
+
+
+def _solve_into(config, run_dir: Path, report: Reporter | None) -> SolveResult:
+    """The solve inside its locked folder (:func:`run_solver`)."""
+    from spar_env import __version__
+    from train.config import CONFIG_FILE, dump_config, rules_of
+
     with atomic_output(run_dir / CONFIG_FILE) as f:
         f.write(dump_config(config, __version__))
     rules = rules_of(config)

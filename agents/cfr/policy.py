@@ -35,9 +35,11 @@ from agents.base import Decision, Situation
 from agents.cfr.build import infoset_keys
 from agents.cfr.seqform import SequenceForm
 from spar_env.atomic import atomic_output
+from spar_env.limits import MAX_POLICY_BYTES, check_file_size
 from spar_env.rules import Ruleset, make_rules
 
 FORMAT = "spar-cfr-policy/1"
+ZIP_MAGIC = b"PK\x03\x04"  # an .npz file is a zip archive
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,18 +109,50 @@ def read_npz(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
     """The arrays and JSON header of a file of :func:`write_npz`, without unpickling anything.
 
     Raises:
-        ValueError: the file is unreadable (truncated or altered) or has no header.
+        ValueError: the file is missing, too large, unreadable (truncated or altered), not
+            an ``.npz`` archive, or has no JSON object as its header.
     """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such CFR policy file")
+    check_file_size(path, MAX_POLICY_BYTES, "CFR policy file")
+    with open(path, "rb") as f:
+        if f.read(4) != ZIP_MAGIC:
+            raise ValueError(f"{path}: not a CFR policy file (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
             if "meta" not in data.files:
                 raise ValueError(f"{path}: not a CFR policy file (arrays {sorted(data.files)})")
             arrays = {k: data[k] for k in data.files if k != "meta"}
-            return arrays, json.loads(bytes(data["meta"]).decode())
+            meta = json.loads(bytes(data["meta"]).decode())
     except (zipfile.BadZipFile, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(
             f"{path}: unreadable CFR policy file (truncated or altered?): {err}"
         ) from err
+    except ValueError as err:  # numpy's: an array it would have to unpickle, a bad header
+        if str(err).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a CFR policy file (an array numpy cannot read)") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: not a CFR policy file (its header is not a JSON object)")
+    return arrays, meta
+
+
+def rules_in_header(path: str | os.PathLike, meta: dict[str, Any]) -> Ruleset:
+    """The ruleset a policy file's header names (variant, players, options).
+
+    Raises:
+        ValueError: naming the file, for a header without them or with values that are no rules.
+    """
+    variant, players, options = meta.get("variant"), meta.get("players"), meta.get("options")
+    if not isinstance(variant, str) or not isinstance(players, int) or isinstance(players, bool):
+        raise ValueError(f"{path}: the policy's header names no variant and players")
+    if not isinstance(options, dict):
+        raise ValueError(f"{path}: the policy's header has no options table")
+    try:
+        return make_rules(variant, players=players, **options)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: the policy's header names no playable rules ({e})") from None
 
 
 def load_policy(path: str | os.PathLike, rules: Ruleset | None = None) -> CFRPolicy:
@@ -138,18 +172,19 @@ def load_policy(path: str | os.PathLike, rules: Ruleset | None = None) -> CFRPol
     keys, probs = arrays["keys"], arrays["probs"]
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    file_rules = rules_in_header(path, meta)
     if rules is not None and (meta["variant"], meta["players"]) != (rules.variant, rules.players):
         raise ValueError(
             f"{path}: a policy for {meta['variant']} with {meta['players']} players, "
             f"not {rules.variant} with {rules.players}"
         )
-    file_rules = make_rules(meta["variant"], players=meta["players"], **meta["options"])
     if rules is not None and file_rules != rules:
         raise ValueError(f"{path}: the policy's options {meta['options']} differ from the rules'")
     if (
         keys.dtype != np.uint8
         or keys.ndim != 2
-        or probs.shape != (keys.shape[0], meta["num_actions"])
+        or probs.dtype != np.float64
+        or probs.shape != (keys.shape[0], meta.get("num_actions"))
     ):
         raise ValueError(
             f"{path}: array shapes do not match (keys {keys.shape}, probs {probs.shape})"

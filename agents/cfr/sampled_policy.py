@@ -29,8 +29,8 @@ import numpy as np
 from agents.base import Decision, Situation
 from agents.cfr.abstraction import VERSION, card_abstraction
 from agents.cfr.mccfr import ExternalSampling, regret_matching, sample_slots
-from agents.cfr.policy import read_npz, write_npz
-from spar_env.rules import Ruleset, make_rules
+from agents.cfr.policy import read_npz, rules_in_header, write_npz
+from spar_env.rules import Ruleset
 
 FORMAT = "spar-mccfr-tables/1"
 
@@ -77,13 +77,15 @@ class SampledPolicy:
             raise ValueError(
                 f"these tables are for {self.rules.variant}, not {solver.rules.variant}"
             )
+        try:
+            counts = [int(self.info.get(k, 0)) for k in ("batches", "deals_walked", "nodes")]
+            if "rng" in self.info:
+                solver.rng.bit_generator.state = self.info["rng"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"these tables' counters cannot be resumed from ({e})") from None
         solver.regret[:] = self.regret
         solver.strategy[:] = self.strategy
-        solver.batches = int(self.info.get("batches", 0))
-        solver.deals_walked = int(self.info.get("deals_walked", 0))
-        solver.nodes = int(self.info.get("nodes", 0))
-        if "rng" in self.info:
-            solver.rng.bit_generator.state = self.info["rng"]
+        solver.batches, solver.deals_walked, solver.nodes = counts
 
 
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:
@@ -106,7 +108,7 @@ def load_sampled(path: str | os.PathLike, rules: Ruleset | None = None) -> Sampl
             f"{path}: made with abstraction version {meta.get('abstraction')}, "
             f"this code reads version {VERSION}"
         )
-    file_rules = make_rules(meta["variant"], players=meta["players"], **meta["options"])
+    file_rules = rules_in_header(path, meta)
     if rules is not None and file_rules != rules:
         raise ValueError(
             f"{path}: tables for {meta['variant']} with {meta['players']} players "

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from agents.answers import check_answer
 from agents.base import Decision, Situation
 from agents.export.metadata import (
     MASK_INPUT,
@@ -32,6 +33,7 @@ from agents.export.metadata import (
 )
 from agents.signature import rules_of
 from spar_env import shipped
+from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
 from spar_env.rules import Ruleset
 
 SHIPPED_BOT = shipped.bot_path(shipped.DEFAULT_BOT)
@@ -59,6 +61,10 @@ def load_session(model: str | os.PathLike | bytes, where: str) -> ort.InferenceS
         path = Path(model)
         if not path.is_file():
             raise BotError(f"{where}: no such bot file")
+        try:
+            check_file_size(path, MAX_BOT_BYTES, "ONNX bot")
+        except LimitError as e:
+            raise BotError(str(e)) from None
         model = str(path)
     try:
         return ort.InferenceSession(model, session_options(), providers=["CPUExecutionProvider"])
@@ -100,12 +106,13 @@ class OnnxAgent:
         self.greedy = greedy
         self.meta: dict[str, str] = dict(session.get_modelmeta().custom_metadata_map)
         where = where or "the bot"
+        self.where = where
         check_bot(self.meta, rules, where)
         self._check_graph(where)
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> OnnxAgent:
-        return cls(rules, load_session(path, str(path)), greedy, where=str(path))
+        return cls(rules, load_session(path, str(path)), greedy, where=f"onnx:{path}")
 
     @property
     def run(self) -> dict[str, Any]:
@@ -116,7 +123,9 @@ class OnnxAgent:
         """``float32 [G, A]``: the policy over legal actions (exactly 0 on illegal ones)."""
         if obs.shape[0] == 0:
             return np.zeros((0, self.rules.num_actions), dtype=np.float32)
-        return run_session(self.session, obs, mask)
+        probs = run_session(self.session, obs, mask)
+        check_answer(probs, mask, self.where)
+        return probs
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
         probs = self.probs(situation.obs, situation.mask)
@@ -131,8 +140,15 @@ class OnnxAgent:
             found = inputs.get(name)
             if found is None or found.shape[-1] != width:
                 raise BotError(f"{where}: the graph has no input {name!r} of width {width}")
-        if PROBS_OUTPUT not in {o.name for o in self.session.get_outputs()}:
+        outputs = {o.name: o for o in self.session.get_outputs()}
+        if PROBS_OUTPUT not in outputs:
             raise BotError(f"{where}: the graph has no output {PROBS_OUTPUT!r}")
+        width = outputs[PROBS_OUTPUT].shape[-1] if outputs[PROBS_OUTPUT].shape else None
+        if isinstance(width, int) and width != widths[MASK_INPUT]:  # a named axis is checked
+            raise BotError(  # on the first answer
+                f"{where}: the graph's output {PROBS_OUTPUT!r} is {width} wide, not one "
+                f"probability for each of the {widths[MASK_INPUT]} actions"
+            )
 
 
 def _sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:

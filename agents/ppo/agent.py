@@ -17,15 +17,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.answers import check_answer
 from agents.base import Decision, Situation
 from agents.ppo.checkpoint import CheckpointError, load_checkpoint
+from agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
 from agents.ppo.network import ActorCritic
 from agents.signature import describe, game_signature, rules_of
 from spar_env.observe import layout_for
 from spar_env.rules import Ruleset
-
-CHECKPOINT_DIR = "checkpoints"  # inside a run folder
-CHECKPOINT_GLOB = "update_*.pt"
 
 
 def check_game(signature: dict[str, Any], rules: Ruleset, where: str) -> None:
@@ -48,7 +47,7 @@ def latest_checkpoint(path: str | os.PathLike) -> Path:
         return path
     if not path.is_dir():
         raise CheckpointError(f"{path}: no such checkpoint file or run folder")
-    found = sorted((path / CHECKPOINT_DIR).glob(CHECKPOINT_GLOB))
+    found = list_checkpoints(path / CHECKPOINT_DIR)
     if not found:
         raise CheckpointError(f"{path}: the run has no checkpoint in {path / CHECKPOINT_DIR}")
     return found[-1]
@@ -72,12 +71,15 @@ def model_from(checkpoint: dict[str, Any]) -> ActorCritic:
 class PPOAgent:
     """Plays the actor of a PPO checkpoint (see the module docstring)."""
 
-    def __init__(self, rules: Ruleset, model: ActorCritic, greedy: bool = True) -> None:
+    def __init__(
+        self, rules: Ruleset, model: ActorCritic, greedy: bool = True, where: str = "ppo"
+    ) -> None:
         if not isinstance(greedy, bool):
             raise ValueError(f"ppo: greedy must be true or false; got {greedy!r}")
         self.rules = rules
         self.model = model
         self.greedy = greedy
+        self.where = where  # names the bot when its answer is not a probability
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> PPOAgent:
@@ -87,12 +89,19 @@ class PPOAgent:
             signature = checkpoint["game"]
             check_game(signature, rules, str(file))
             model = model_from(checkpoint)
-        except (KeyError, TypeError, RuntimeError) as e:
-            raise CheckpointError(f"{file}: not a PPO policy checkpoint ({e})") from None
-        return cls(rules, model, greedy)
+        except (KeyError, TypeError, RuntimeError, ValueError) as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise CheckpointError(f"{file}: not a PPO policy checkpoint ({reason})") from None
+        if not all(torch.isfinite(p).all() for p in model.parameters()):
+            raise CheckpointError(
+                f"{file}: the network's weights are not finite (the run diverged); "
+                "use an earlier checkpoint"
+            )
+        return cls(rules, model, greedy, where=f"ppo:{path}")
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
         probs = policy_probs(self.model, situation.obs, situation.mask)
+        check_answer(probs, situation.mask, self.where)
         actions = probs.argmax(axis=1) if self.greedy else sample_actions(probs, rng)
         return Decision(actions.astype(np.int64), probs)
 

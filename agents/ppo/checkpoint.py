@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from spar_env.atomic import atomic_output
+from spar_env.limits import MAX_CHECKPOINT_BYTES, LimitError, read_bounded
 
 FORMAT = "spar-rl checkpoint"
 FORMAT_VERSION = 1
@@ -43,9 +44,11 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
         "sha256": hashlib.sha256(blob).hexdigest(),
         "payload": torch.frombuffer(bytearray(blob), dtype=torch.uint8),
     }
+    data = io.BytesIO()
+    torch.save(outer, data)  # into memory first: a full disk is then a plain OSError of write
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(path, "wb") as f:
-        torch.save(outer, f)
+        f.write(data.getbuffer())
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
@@ -58,7 +61,11 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
-    outer = _safe_load(path, path.read_bytes(), "file")
+    try:
+        data = read_bounded(path, MAX_CHECKPOINT_BYTES, "checkpoint")
+    except LimitError as e:
+        raise CheckpointError(str(e)) from None
+    outer = _safe_load(path, data, "file")
     if not isinstance(outer, dict) or outer.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a spar-rl checkpoint")
     if outer.get("format_version") != FORMAT_VERSION:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from collections.abc import Callable
 from typing import NoReturn
 
 
@@ -81,6 +82,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_int_at_most(limit: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 to ``limit`` (one of :mod:`spar_env.limits`)."""
+
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(
+                f"at most {limit:,} {what} (a limit of spar-rl); got {value:,}"
+            )
+        return value
+
+    return parse
+
+
 def seed(text: str) -> int:
     """An argparse type: a whole number of at least 0 (NumPy refuses negative seeds)."""
     value = _whole(text)
@@ -111,6 +126,13 @@ def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="ADDRESS",
         help=f"{what} on Ray: join the cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT), "
         'or start a local Ray when none is given (needs pip install -e ".[ray]")',
+    )
+    parser.add_argument(
+        "--ray-timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="give up on a cluster at ADDRESS that does not answer after this long "
+        "(default: 30; spar train: ray.timeout)",
     )
 
 

@@ -28,10 +28,11 @@ import sys
 import time
 from pathlib import Path
 
-from spar_env.cli.arguments import add_command, add_ray_option, positive_int, seed
+from spar_env.cli.arguments import add_command, add_ray_option, positive_int_at_most, seed
 from spar_env.cli.lineup import rules_from_lineup
 from spar_env.cli.output import atomic_output, check_output_path
 from spar_env.cli.overrides import add_rules_arguments
+from spar_env.limits import MAX_DEALS, MAX_GAMES
 
 CSV_FIELDS = (
     "variant", "players", "deals", "seed", "spec", "seats", "hands", "mean_payoff",
@@ -55,11 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(e.g. heuristic random random random; heuristic random sits them alternately)",
     )
     add_rules_arguments(p)
-    p.add_argument("--deals", type=positive_int, default=1000, help="deals to play")
+    p.add_argument(
+        "--deals", type=positive_int_at_most(MAX_DEALS, "deals"), default=1000, help="deals to play"
+    )
     p.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents, 0 or more")
     p.add_argument(
         "--chunk",
-        type=positive_int,
+        type=positive_int_at_most(MAX_GAMES, "deals at once"),
         default=DEFAULT_CHUNK,
         metavar="DEALS",
         help="deals played at once (the agents draw one generator per batch, so the figures "
@@ -145,7 +148,7 @@ def _on_ray(args: argparse.Namespace):
     from train.distributed import cluster_cpus, connect
     from train.distributed.bench import run_tournament_on_ray, spread
 
-    connect(args.ray)
+    connect(args.ray, args.ray_timeout)  # None: the default
     cpus = cluster_cpus()
     better = spread(args.deals, args.chunk, cpus)
     if better is not None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spar_env.cli.arguments import add_command, positive_int
+from spar_env.cli.arguments import add_command, positive_int_at_most
 from spar_env.cli.output import atomic_output, check_output_path
+from spar_env.limits import MAX_CHECK
 
 TOLERANCE = 1e-5  # largest difference from torch's probabilities that may be written
 
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--check",
-        type=positive_int,
+        type=positive_int_at_most(MAX_CHECK, "observations"),
         default=4096,
         metavar="N",
         help="observations of random self-play to check the bot on against torch",

@@ -12,12 +12,14 @@ and the first failed line), 2 if the file cannot be opened.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple, TextIO
 
 from spar_env.cli.arguments import add_command
+from spar_env.limits import MAX_LINE_BYTES, LimitError
 from spar_env.records import RecordError, replay_many
 
 CHUNK = 4096  # lines read, replayed and printed together
@@ -56,7 +58,11 @@ class Tally(NamedTuple):
 
 def _replay_source(lines: BinaryIO | TextIO, name: str) -> int:
     """Replay a source to stdout; on failures, say on stderr how many and where the first is."""
-    tally = replay_lines(lines, sys.stdout)
+    try:
+        tally = replay_lines(bounded_lines(lines), sys.stdout)
+    except LimitError as e:
+        print(f"spar replay: error: {name}: {e}; stopped reading", file=sys.stderr)
+        return 1
     if tally.failed:
         print(
             f"spar replay: error: {name}: {tally.failed} of {tally.records} records failed, "
@@ -86,6 +92,20 @@ def replay_lines(lines: Iterable[bytes | str], out: TextIO) -> Tally:
         out.flush()
         tally = tally._replace(records=tally.records + len(chunk))
     return tally
+
+
+def bounded_lines(stream: BinaryIO | TextIO) -> Iterator[bytes | str]:
+    """The lines of ``stream``, each read up to ``MAX_LINE_BYTES``: a longer one (``/dev/zero``
+    has no end of line) is a :class:`LimitError` instead of all the memory there is."""
+    for number in itertools.count(1):
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES:
+            raise LimitError(
+                f"line {number} is longer than {MAX_LINE_BYTES:,} bytes, and no record is"
+            )
+        yield line
 
 
 def _decode(number: int, line: bytes | str) -> object:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from spar_env.cli.arguments import add_command, positive_int, positive_seconds, seed
+from spar_env.cli.arguments import add_command, positive_int_at_most, positive_seconds, seed
 from spar_env.cli.overrides import add_rules_arguments, rules_from_args
+from spar_env.limits import MAX_GAMES
 from spar_env.speed import MODES, measure
 
 DEFAULT_BATCHES = {"core": [1, 64, 1024, 8192], "vector": [4096], "selfplay": [4096], "aec": [1]}
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=MODES, default="core", help="what to measure")
     p.add_argument(
         "--batch",
-        type=positive_int,
+        type=positive_int_at_most(MAX_GAMES, "games"),
         nargs="+",
         default=None,
         help="batch sizes (default: 1 64 1024 8192 for core, 4096 for vector/selfplay)",

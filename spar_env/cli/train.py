@@ -12,10 +12,13 @@
 A run is written to runs/NAME/: config.toml (the config in force), the
 TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
 trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
-A config with an unknown key, a wrong type or an impossible value is refused
-before training starts, naming the key. The keys and their defaults are in
-train/sections.py; configs/ holds ready-made configs, shipped with the package
-(spar train --list names them).
+A config with an unknown key, a wrong type, an impossible value, a size past
+spar_env/limits.py or an agent that cannot be built for its game is refused
+before the run folder is made, naming the key. The folder is locked while a
+process trains into it; a run that fails before its first checkpoint removes
+it, and --resume starts a run killed before then from the beginning. The keys
+and their defaults are in train/sections.py; configs/ holds ready-made configs,
+shipped with the package (spar train --list names them).
 """
 
 from __future__ import annotations
@@ -87,12 +90,13 @@ def run(args: argparse.Namespace) -> int:
     with _Bar(console) as bar:
         try:
             result = train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
-                               ray=args.ray, report=bar.update)  # fmt: skip
+                               ray=args.ray, ray_timeout=args.ray_timeout,
+                               report=bar.update)  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
             where = args.resume or args.runs_dir / config.run.name
             solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
-            hint = "" if solve else f"; resume with spar train --resume {where}"
+            hint = "" if solve else f"; {_resume_hint(Path(where))}"
             print(f"spar train: stopped{hint}", file=sys.stderr)
             return 130
     _summary(console, result)
@@ -205,6 +209,16 @@ def _ppo_summary(console: Console, result: Any) -> None:
         f"curves:  tensorboard --logdir {run_dir.parent}\n"
         f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
     )
+
+
+def _resume_hint(run_dir: Path) -> str:
+    """How to go on with a run stopped by Ctrl-C: from its checkpoint, or from the beginning."""
+    from train.mccfr import has_tables
+    from train.ppo import has_checkpoint
+
+    if has_checkpoint(run_dir) or has_tables(run_dir):
+        return f"resume from the latest checkpoint with spar train --resume {run_dir}"
+    return f"it had no checkpoint yet: spar train --resume {run_dir} starts it from the beginning"
 
 
 def _solve_summary(console: Console, result: Any) -> None:

@@ -17,8 +17,12 @@ its dependencies installed; ``docs/scaling.md`` says how far this goes.
 from __future__ import annotations
 
 import re
+import socket
+import time
 from types import ModuleType
 
+DEFAULT_TIMEOUT = 30.0  # seconds to wait for a cluster that does not answer
+RETRY_SECONDS = 0.5
 ADDRESS = re.compile(r"auto|local|(ray://)?[\w.\-]+:\d+")  # what ray.init(address=...) takes
 
 
@@ -46,10 +50,12 @@ def check_address(address: str) -> str:
     return address
 
 
-def connect(address: str = "") -> ModuleType:
+def connect(address: str = "", timeout: float | None = None) -> ModuleType:
     """Join the Ray cluster at ``address`` (``""``: start a local Ray), unless already joined.
 
-    Returns the ``ray`` module.
+    A ``HOST:PORT`` where nothing answers is given up after ``timeout``
+    seconds (default ``DEFAULT_TIMEOUT``; ``ray.init`` alone would retry for
+    ever), with a ``ValueError`` naming the address. Returns the ``ray`` module.
     """
     ray = require_ray()
     if ray.is_initialized():
@@ -57,8 +63,30 @@ def connect(address: str = "") -> ModuleType:
     if check_address(address) in ("", "local"):
         ray.init(include_dashboard=False)  # the dashboard needs ray[default]
     else:
+        if address != "auto":
+            wait_for(address, DEFAULT_TIMEOUT if timeout is None else timeout)
         ray.init(address=address)
     return ray
+
+
+def wait_for(address: str, timeout: float) -> None:
+    """Return once ``HOST:PORT`` (or ``ray://HOST:PORT``) takes a TCP connection; raise a
+    ``ValueError`` naming it if none is taken within ``timeout`` seconds."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            with socket.create_connection((host, int(port)), timeout=max(min(left, 5.0), 0.1)):
+                return
+        except OSError as e:
+            reason = e.strerror or type(e).__name__
+        if time.monotonic() + RETRY_SECONDS > deadline:
+            raise ValueError(
+                f"no Ray cluster answers at {address} ({reason}, for {timeout:g} s); is it "
+                "up? (--ray-timeout or ray.timeout sets how long to wait)"
+            )
+        time.sleep(RETRY_SECONDS)
 
 
 def cluster_cpus() -> int:

@@ -114,7 +114,7 @@ class RayCollector:
         self, rules: Ruleset, games: int, seed: int, make_model: ModelMaker,
         settings: RaySection, *, name: str = "run",
     ) -> None:  # fmt: skip
-        self.ray = connect(settings.address)
+        self.ray = connect(settings.address, settings.timeout)
         self.rules = rules
         self.seed, self.make_model, self.settings, self.name = seed, make_model, settings, name
         workers = settings.workers

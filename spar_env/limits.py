@@ -1,0 +1,101 @@
+"""The largest sizes the toolkit accepts: every one is refused, naming the limit, before any work.
+
+No real use comes near these; they are there so that a typo (``1e12`` for
+``1e3``) or a hostile file gets one clear line instead of an abort, a
+``MemoryError`` or a run that never ends. Each was chosen from what a large
+machine (hundreds of cores, a few hundred GiB of memory) can still do, and
+what the two-core test machine shows it costs:
+
+=========================  =============  =============================================
+limit                      value          what it bounds, and why that value
+=========================  =============  =============================================
+``MAX_LAYER_WIDTH``        16,384         ``model.hidden`` widths: a 16k x 16k layer is
+                                          1 GiB of weights, 3 GiB with Adam's moments
+``MAX_LAYERS``             64             ``model.hidden`` entries
+``MAX_GAMES``              1,048,576      games at once: ``rollout.games``,
+                                          ``warmstart.games``, ``mccfr.deals``,
+                                          ``spar speed --batch``, ``spar bench --chunk``
+                                          (a rollout of 2^20 games of four seats keeps
+                                          about 8 GiB of observations)
+``MAX_DEALS``              100,000,000    duplicate deals: ``spar bench --deals``,
+                                          ``eval.deals``, ``eval.pimc_deals``,
+                                          ``mccfr.eval_deals`` (the bench keeps up to 160
+                                          bytes of figures per deal: 16 GB at the limit)
+``MAX_THREADS``            512            ``run.threads`` (torch; OpenMP aborts the
+                                          process far above the cores it can start)
+``MAX_CHECK``              1,048,576      ``spar export --check`` observations
+``MAX_WORKERS``            4,096          ``ray.workers``
+``MAX_CHECKPOINT_BYTES``   4 GiB          a PPO checkpoint file read by ``ppo:``,
+                                          ``spar export`` and ``--resume``
+``MAX_BOT_BYTES``          2 GiB          an ONNX bot (protobuf's own limit)
+``MAX_POLICY_BYTES``       4 GiB          a CFR policy or sampled-CFR tables file
+``MAX_CONFIG_BYTES``       1 MiB          a TOML config (``spar train CONFIG``, a run's
+                                          ``config.toml``)
+``MAX_LINE_BYTES``         1 MiB          one line of a game record (``spar replay``); a
+                                          record is a few hundred bytes
+=========================  =============  =============================================
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MAX_LAYER_WIDTH = 16_384
+MAX_LAYERS = 64
+MAX_GAMES = 1 << 20
+MAX_DEALS = 100_000_000
+MAX_THREADS = 512
+MAX_CHECK = 1 << 20
+MAX_WORKERS = 4096
+MAX_CHECKPOINT_BYTES = 4 << 30
+MAX_BOT_BYTES = 2 << 30
+MAX_POLICY_BYTES = 4 << 30
+MAX_CONFIG_BYTES = 1 << 20
+MAX_LINE_BYTES = 1 << 20
+
+
+class LimitError(ValueError):
+    """A size past one of the limits above; the message names the limit."""
+
+
+def check_at_most(what: str, value: float, limit: int) -> None:
+    """Raise :class:`LimitError` if ``value`` is above ``limit``."""
+    if value > limit:
+        raise LimitError(f"{what}: at most {limit:,} (a limit of spar-rl); got {value:,}")
+
+
+def check_file_size(path: str | os.PathLike, limit: int, what: str) -> None:
+    """Raise :class:`LimitError` if the regular file ``path`` is larger than ``limit`` bytes
+    (a file of another kind, such as a pipe, is bounded when read: :func:`read_bounded`)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return  # the reader says what is wrong with it
+    if size > limit:
+        raise LimitError(
+            f"{path}: {_bytes(size)}, larger than any {what} (at most {_bytes(limit)})"
+        )
+
+
+def read_bounded(path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """The bytes of ``path`` (a file, or a pipe or device), refused past ``limit`` bytes.
+
+    Raises:
+        LimitError: for a file larger than ``limit``.
+        OSError: if it cannot be read.
+    """
+    check_file_size(path, limit, what)
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise LimitError(f"{path}: larger than any {what} (at most {_bytes(limit)})")
+    return data
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,} bytes"

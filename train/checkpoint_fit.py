@@ -1,0 +1,55 @@
+"""Whether a checkpoint can be resumed by a run: the right game, network and counters.
+
+``spar train --resume`` reads a checkpoint and puts its contents back into
+the run's network, optimiser, generators, pool and games. A checkpoint of
+another shape of network, or a payload without a key or with counters of
+the wrong kind, is refused here in one line naming the file, instead of a
+traceback from deep inside torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.ppo.checkpoint import CheckpointError
+
+KEYS = ("game", "model", "weights", "optimizer", "rng", "torch_rng", "counters", "pool", "games")
+COUNTERS = {"update": int, "decisions": int, "seconds": float, "warm_started": bool}
+
+
+def check_fits(saved: dict[str, Any], file: Path, hidden: list[int], privileged: int) -> None:
+    """Raise :class:`CheckpointError` unless ``saved`` holds a run of this network's shape."""
+    missing = [k for k in KEYS if k not in saved]
+    if missing:
+        raise CheckpointError(f"{file}: not a checkpoint of a PPO run (it has no {missing[0]!r})")
+    model, counters = saved["model"], saved["counters"]
+    if not isinstance(model, dict) or not isinstance(counters, dict):
+        raise CheckpointError(f"{file}: not a checkpoint of a PPO run (model or counters broken)")
+    if model.get("hidden") != list(hidden) or model.get("privileged") != privileged:
+        raise CheckpointError(
+            f"{file}: a checkpoint of a network with hidden {model.get('hidden')} "
+            f"(privileged {model.get('privileged')}); this run's is {list(hidden)} "
+            f"(privileged {privileged})"
+        )
+    for key, kind in COUNTERS.items():
+        if key not in counters:
+            continue  # an older checkpoint: the counter keeps its default
+        value = counters[key]
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not (ok or (kind is float and isinstance(value, int) and not isinstance(value, bool))):
+            raise CheckpointError(f"{file}: the checkpoint's counter {key} is {value!r}")
+        if kind is not bool and value < 0:
+            raise CheckpointError(f"{file}: the checkpoint's counter {key} is {value!r}")
+
+
+def restore_checked(file: Path, restore: Callable[[], None]) -> None:
+    """Run ``restore()``; turn what a damaged payload raises into one :class:`CheckpointError`."""
+    try:
+        restore()
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"{file}: the checkpoint does not fit this run ({reason})") from None
