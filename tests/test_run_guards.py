@@ -206,7 +206,7 @@ def _bot(path: Path, kind: str) -> Path:
 @pytest.mark.parametrize("kind", ["NaN", "illegal", "5 wide"])
 def test_a_broken_bot_is_refused_by_name(capsys, tmp_path: Path, kind: str) -> None:
     bot = _bot(tmp_path / "broken.onnx", kind)
-    status, _, err = cli(capsys, "bench", f"onnx:{bot}", "random", "--deals", "4")
+    status, _, err = cli(capsys, "bench", f"onnx:{bot}", "random", "--players", "4", "--deals", "4")
     one_line(status, err, str(bot))
     assert "cannot play" not in err
 
