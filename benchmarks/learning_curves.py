@@ -46,10 +46,10 @@ def plot(curves: dict[str, dict[str, np.ndarray]], opponent: str, out: Path) -> 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for name, c in curves.items():
         for ax, x in zip(axes, ("step", "minutes"), strict=True):
-            (line,) = ax.plot(c[x], c["payoff"], marker=".", label=name)
+            bars = ax.errorbar(c[x], c["payoff"], yerr=c["ci95"], marker=".", capsize=3, label=name)
             ax.fill_between(
                 c[x], c["payoff"] - c["ci95"], c["payoff"] + c["ci95"],
-                color=line.get_color(), alpha=0.2,
+                color=bars.lines[0].get_color(), alpha=0.15,
             )  # fmt: skip
     axes[0].set_xlabel("PPO update")
     axes[1].set_xlabel("minutes since the start (warm start included)")
