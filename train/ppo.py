@@ -40,7 +40,7 @@ from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_ch
 from agents.ppo.checkpoint import load_checkpoint
 from agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from agents.ppo.network import ActorCritic
-from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
+from agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
 from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
@@ -179,7 +179,7 @@ def _run(
     torch.manual_seed(config.run.seed)
     rng = np.random.default_rng(config.run.seed)
     model = build_model(config, rules)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.ppo.lr, eps=1e-5)
+    optimizer = make_optimizer(model, config.ppo.lr)
     pool = OpponentPool(
         rules, config.pool.mix, config.pool.snapshots, make_model=lambda: build_model(config, rules)
     )

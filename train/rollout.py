@@ -248,11 +248,12 @@ class Collector:
         legal = state.legal[games]
         mask = unpack(legal, self.rules.num_actions)
         extra = hidden_hands(state, games, seats) if model.privileged else None
-        with torch.no_grad():
-            obs_t = torch.from_numpy(obs)
-            logits = model.policy_logits(obs_t, torch.from_numpy(mask))
+        with torch.inference_mode():  # the features once, for both networks
+            inputs = model.critic_input(
+                torch.from_numpy(obs), None if extra is None else torch.from_numpy(extra)
+            )
+            logits, value = model.logits_and_value(inputs, torch.from_numpy(~mask))
             logp_all = torch.log_softmax(logits, dim=-1)
-            value = model.value(obs_t, None if extra is None else torch.from_numpy(extra))
         if teacher is None:
             actions = sample_actions(logp_all.exp().numpy() * mask, rng)
         else:

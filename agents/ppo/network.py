@@ -48,8 +48,12 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def legal_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Entropy of the masked policy, over legal actions only: ``float [G]``."""
-    logp = torch.log_softmax(logits, dim=-1)
-    return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
+    return entropy_of(torch.log_softmax(logits, dim=-1), ~mask)
+
+
+def entropy_of(logp: torch.Tensor, illegal: torch.Tensor) -> torch.Tensor:
+    """:func:`legal_entropy` from the log-softmax ``logp`` and the mask's complement."""
+    return -(logp.exp() * logp).masked_fill(illegal, 0.0).sum(-1)
 
 
 class ActorCritic(nn.Module):
@@ -82,15 +86,31 @@ class ActorCritic(nn.Module):
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         return obs.to(torch.float32) * self.obs_scale
 
+    def critic_input(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+        """``float [G, D + E]``: the features, then the privileged extra input if any.
+
+        Its first ``D`` columns are the actor's input, so a learner converts the
+        observations once and feeds both networks from this one tensor.
+        """
+        x = self.features(obs)
+        if not self.privileged:
+            return x
+        if extra is None:
+            raise ValueError("this critic is privileged: pass the other seats' hands")
+        return torch.cat([x, extra.to(torch.float32)], dim=-1)
+
     def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits ``[G, A]`` from the observation alone."""
         return masked_logits(self.actor(self.features(obs)), mask)
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's estimate of the seat's (scaled) payoff, ``[G]``."""
-        x = self.features(obs)
-        if self.privileged:
-            if extra is None:
-                raise ValueError("this critic is privileged: pass the other seats' hands")
-            x = torch.cat([x, extra.to(torch.float32)], dim=-1)
-        return self.critic(x).squeeze(-1)
+        return self.critic(self.critic_input(obs, extra)).squeeze(-1)
+
+    def logits_and_value(
+        self, inputs: torch.Tensor, illegal: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both heads from :meth:`critic_input`'s tensor: masked logits ``[G, A]``
+        (``illegal`` is the mask's complement) and values ``[G]``."""
+        logits = self.actor(inputs[:, : self.obs_size]).masked_fill(illegal, ILLEGAL_LOGIT)
+        return logits, self.critic(inputs).squeeze(-1)

@@ -5,18 +5,25 @@ advantages and returns; :func:`ppo_update` runs ``epochs`` passes of
 minibatches over the decisions, with advantage normalisation, the clipped
 surrogate, a (clipped) value loss, an entropy bonus over legal actions and
 gradient clipping, and reports the losses, the approximate KL and the clip
-fraction.
+fraction; :func:`make_optimizer` is the Adam it steps.
+
+What makes it fast on a CPU, with the same minibatches and arithmetic: the
+observations become float features once per update (not once per minibatch
+and network), in one tensor that feeds the actor (its first columns) and the
+critic; each epoch gathers its shuffled order once, so a minibatch is a
+contiguous slice; one log-softmax serves the ratio and the entropy; and Adam
+runs fused (one kernel over all parameters, not a dozen operations apiece).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo.network import ActorCritic, legal_entropy
+from agents.ppo.network import ActorCritic, entropy_of
 
 
 def gae(
@@ -79,6 +86,39 @@ class PPOSettings:
     target_kl: float = 0.0  # stop an update's epochs past this KL (0: never)
 
 
+def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
+    """The learner's Adam (``eps`` 1e-5, the usual PPO choice), fused into one kernel."""
+    return torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5, fused=True)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A batch ready for the networks: one row per decision, in some order."""
+
+    inputs: torch.Tensor  # float32 [M, D + E] the critic's input; its first D columns the actor's
+    illegal: torch.Tensor  # bool [M, A] the mask's complement
+    actions: torch.Tensor  # int64 [M, 1]
+    logp: torch.Tensor
+    values: torch.Tensor
+    advantages: torch.Tensor
+    returns: torch.Tensor
+
+    @classmethod
+    def of(cls, model: ActorCritic, batch: Batch) -> _Rows:
+        return cls(
+            model.critic_input(batch.obs, batch.extra),
+            ~batch.mask,
+            batch.actions[:, None],
+            batch.logp,
+            batch.values,
+            batch.advantages,
+            batch.returns,
+        )
+
+    def take(self, index: torch.Tensor | slice) -> _Rows:
+        return _Rows(*(getattr(self, f.name)[index] for f in fields(self)))
+
+
 def ppo_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
@@ -90,12 +130,13 @@ def ppo_update(
     sums: dict[str, float] = {}
     count = 0
     model.train()
+    rows = _Rows.of(model, batch)
     for _ in range(settings.epochs):
-        order = torch.as_tensor(rng.permutation(batch.size))
+        shuffled = rows.take(torch.as_tensor(rng.permutation(batch.size)))
         kl_epoch = []
         for start in range(0, batch.size, settings.minibatch_size):
-            idx = order[start : start + settings.minibatch_size]
-            stats = _minibatch_step(model, optimizer, batch, idx, settings)
+            part = shuffled.take(slice(start, start + settings.minibatch_size))
+            stats = _minibatch_step(model, optimizer, part, settings)
             for k, v in stats.items():
                 sums[k] = sums.get(k, 0.0) + v
             count += 1
@@ -109,30 +150,26 @@ def ppo_update(
 def _minibatch_step(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
-    batch: Batch,
-    idx: torch.Tensor,
+    rows: _Rows,
     s: PPOSettings,
 ) -> dict[str, float]:
-    mask = batch.mask[idx]
-    logits = model.policy_logits(batch.obs[idx], mask)
+    logits, value = model.logits_and_value(rows.inputs, rows.illegal)
     logp_all = torch.log_softmax(logits, dim=-1)
-    logp = logp_all.gather(1, batch.actions[idx, None]).squeeze(1)
-    log_ratio = logp - batch.logp[idx]
+    logp = logp_all.gather(1, rows.actions).squeeze(1)
+    log_ratio = logp - rows.logp
     ratio = log_ratio.exp()
-    adv = batch.advantages[idx]
+    adv = rows.advantages
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip, 1 + s.clip)).mean()
 
-    extra = None if batch.extra is None else batch.extra[idx]
-    value = model.value(batch.obs[idx], extra)
-    target = batch.returns[idx]
+    target = rows.returns
     if s.value_clip == 0:
         value_loss = 0.5 * ((value - target) ** 2).mean()
     else:
-        old = batch.values[idx]
+        old = rows.values
         clipped = old + (value - old).clamp(-s.value_clip, s.value_clip)
         value_loss = 0.5 * torch.max((value - target) ** 2, (clipped - target) ** 2).mean()
-    entropy = legal_entropy(logits, mask).mean()
+    entropy = entropy_of(logp_all, rows.illegal).mean()
     loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy
 
     optimizer.zero_grad(set_to_none=True)
