@@ -42,3 +42,5 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+# spar_env.rllib is documented without RLlib installed (its extra pins another Gymnasium).
+autodoc_mock_imports = ["ray.rllib"]

@@ -11,13 +11,13 @@ and Ray, and hands ``report`` to the trainer, which calls it with a
 :class:`~train.progress.Progress` after every step (``spar train``'s progress
 bar is one such reporter):
 
-=============  ==========================  ========================================
-algorithm      trainer                     result
-=============  ==========================  ========================================
-``ppo``        :func:`train.ppo.train`     :class:`train.ppo.RunResult`
-``cfr``, lp    :func:`train.solve.run_solver`  :class:`train.solve.SolveResult`
-``mccfr``      :func:`train.mccfr.run_mccfr`   :class:`train.mccfr.MCCFRResult`
-=============  ==========================  ========================================
+=================  ================================  ====================================
+algorithm          trainer                           result
+=================  ================================  ====================================
+``ppo``            :func:`train.ppo.train`           :class:`train.ppo.RunResult`
+``cfr``, ``lp``    :func:`train.solve.run_solver`    :class:`train.solve.SolveResult`
+``mccfr``          :func:`train.mccfr.run_mccfr`     :class:`train.mccfr.MCCFRResult`
+=================  ================================  ====================================
 
 Every error in what is asked (a config that cannot run, a resume of a folder
 that is not a run, Ray for an algorithm without rollouts) is a
@@ -82,6 +82,7 @@ def run(
         config = _with_timeout(_with_ray(config, ray), ray_timeout)
         check(config)
     resuming = resume is not None
+    runs_dir = Path(runs_dir)
     if config.algorithm == "ppo":
         from train.ppo import train
 

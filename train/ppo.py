@@ -272,8 +272,8 @@ def _run(
         if step % config.run.checkpoint_every == 0 or last or out_of_time:
             save()
         if report is not None:
-            seconds = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
-            figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **seconds,
+            parts = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
+            figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **parts,
                        "update_seconds": t2 - t1}  # fmt: skip
             report(
                 Progress("ppo", step, config.run.updates, figures, result.evaluations, evaluated)

@@ -143,10 +143,11 @@ class OnnxAgent:
         outputs = {o.name: o for o in self.session.get_outputs()}
         if PROBS_OUTPUT not in outputs:
             raise BotError(f"{where}: the graph has no output {PROBS_OUTPUT!r}")
-        width = outputs[PROBS_OUTPUT].shape[-1] if outputs[PROBS_OUTPUT].shape else None
-        if isinstance(width, int) and width != widths[MASK_INPUT]:  # a named axis is checked
+        shape = outputs[PROBS_OUTPUT].shape
+        out_width = shape[-1] if shape else None
+        if isinstance(out_width, int) and out_width != widths[MASK_INPUT]:  # a named axis is checked
             raise BotError(  # on the first answer
-                f"{where}: the graph's output {PROBS_OUTPUT!r} is {width} wide, not one "
+                f"{where}: the graph's output {PROBS_OUTPUT!r} is {out_width} wide, not one "
                 f"probability for each of the {widths[MASK_INPUT]} actions"
             )
 

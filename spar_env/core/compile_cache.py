@@ -106,7 +106,7 @@ LOCATORS = (FreshUserProvidedLocator, FreshInTreeLocator, FreshUserWideLocator)
 
 def install() -> None:
     """Put :data:`LOCATORS` ahead of Numba's own (once)."""
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # named so before 0.61
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # type: ignore[attr-defined]  # before 0.61
     classes = impl._locator_classes
     if classes[: len(LOCATORS)] != list(LOCATORS):
         classes[:] = [*LOCATORS, *(c for c in classes if c not in LOCATORS)]

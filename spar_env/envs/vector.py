@@ -26,7 +26,7 @@ Autoreset          ``AutoresetMode.NEXT_STEP`` (Gymnasium 1.x's default, as in
                    last observation and info) and ``DISABLED`` (reset games
                    with ``reset(options={"reset_mask": mask})``).
 Seeding            ``reset(seed=s)`` seeds one generator for the whole batch
-Sub-env attributes ``call``, ``get_attr`` and ``set_attr`` as in
+Attributes         ``call``, ``get_attr`` and ``set_attr`` as in
                    ``SyncVectorEnv`` (``envs.call("action_masks")``: one
                    ``bool [A]`` per sub-env), see
                    :mod:`spar_env.envs.sub_env_attrs`

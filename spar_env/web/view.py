@@ -17,11 +17,11 @@ with K♦"), written from the person's point of view.
 key                     meaning
 ======================  =====================================================
 ``game``, ``turn``      the game id, and the move counter a move must echo
-``variant``, ``players``  the game; ``seat`` is the person's, ``names`` by seat
+``variant``             the game (and ``players``); ``seat`` is the person's, ``names`` by seat
 ``hand_number``         hands dealt so far in the session (this one included)
 ``trick``, ``tricks``   the trick in progress (from 1) and tricks in a hand
 ``phase``               ``exchange``, ``play`` or ``over``
-``goal``, ``direction``  the session's end rule and the direction of play
+``goal``                the session's end rule (``direction``: the direction of play)
 ``hand``                the person's cards: ``card``, ``legal``, ``number``
 ``choices``             in the exchange: ``keep``/``exchange`` with numbers
 ``to_move``             the seat to act, -1 once the hand is over
