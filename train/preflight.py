@@ -23,7 +23,7 @@ from spar_env.limits import (
     LimitError,
     check_at_most,
 )
-from train.config import SELF_OR_SNAPSHOT, Config, ConfigError
+from train.sections import SELF_OR_SNAPSHOT, Config, ConfigError
 
 MAX_RAY_TIMEOUT = 3600.0  # seconds: ray.timeout
 

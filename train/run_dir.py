@@ -26,7 +26,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from train.config import ConfigError
+from train.sections import ConfigError
 
 LOCK_FILE = ".lock"
 EVENT_PREFIX = "events.out.tfevents."  # TensorBoard's event files
