@@ -9,24 +9,14 @@ is a module, else to the package.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("spar_env", "agents", "train")
+from spar_env.core.compile_cache import project_modules
+
 CLI = "spar_env.cli"
 
 
-def _modules() -> dict[str, Path]:
-    out = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return out
-
-
 def _graph() -> dict[str, set[str]]:
-    modules = _modules()
+    modules = project_modules()
 
     def known(name: str) -> str | None:
         while name and name not in modules:

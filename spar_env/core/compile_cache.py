@@ -32,7 +32,7 @@ PACKAGES = ("spar_env", "agents", "train")
 _NUMBA = re.compile(rb"^\s*(?:from numba[\s.]|import numba)", re.MULTILINE)
 
 
-def _modules() -> dict[str, Path]:
+def project_modules() -> dict[str, Path]:
     """Every module of the project packages, by dotted name."""
     out = {}
     for package in PACKAGES:
@@ -61,7 +61,7 @@ def _imports(source: bytes, modules: dict[str, Path]) -> set[str]:
 def sources_stamp() -> str:
     """A hash of the sources the compiled functions of the project may depend on: the
     modules that import Numba and the project modules they import from."""
-    modules = _modules()
+    modules = project_modules()
     sources = {m: path.read_bytes() for m, path in modules.items()}
     compiled = {m for m, source in sources.items() if _NUMBA.search(source)}
     depends = compiled.union(*(_imports(sources[m], modules) for m in compiled))
