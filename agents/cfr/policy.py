@@ -81,7 +81,9 @@ class CFRPolicy:
         ids = np.sort(np.concatenate([p.tree_infoset for p in sf.players]))
         rows = self.lookup(sf.tree.infoset_keys[ids])
         if (rows < 0).any():
-            raise ValueError(f"the policy lacks {int((rows < 0).sum())} information sets of the tree")
+            raise ValueError(
+                f"the policy lacks {int((rows < 0).sum())} information sets of the tree"
+            )
         table[ids] = self.probs[rows]
         return sf.from_tree_policy(table)
 
