@@ -12,10 +12,15 @@ policy (an exported bot or a PPO run) and, for each decision,
    the batch core (the world's hands as dealt, the plays as seen), and weighs
    the world by the policy's likelihood of every play the *other* seats made,
    each seen from that seat's own observation in that world:
-   ``weight = prod(max(p, FLOOR)) ** belief`` (``belief=0`` is ``pimc``'s
+   ``weight = prod(max(p, FLOOR)) ** beta`` (``beta=0`` is ``pimc``'s
    uniform belief; the floor keeps a play the model finds unlikely from ruling
-   a world out alone);
-3. resamples ``worlds`` worlds by those weights;
+   a world out alone). ``beta`` is ``belief`` (1: the model's own likelihood),
+   tempered when that would leave too few worlds: the largest ``beta`` up to
+   ``belief`` whose weights keep an effective sample size
+   (``sum(w)**2 / sum(w**2)``) of at least ``ess * worlds``. Untempered, the
+   product over a dozen plays puts nearly all the weight on one or two worlds,
+   and a decision on so few worlds plays worse than ``pimc``;
+3. resamples ``worlds`` worlds by those weights (systematic resampling);
 4. values each legal card in each of them (``leaf``):
 
    - ``solve``: the exact open-card solve of ``pimc`` (:mod:`agents.solver`:
@@ -66,7 +71,8 @@ class SearchAgent(PimcAgent):
         policy: the model of the seats: ``(obs, mask) -> probs``.
         worlds: worlds valued per decision.
         candidates: worlds sampled per world valued, before the belief resamples them.
-        belief: the exponent of the likelihood (0: uniform, as ``pimc``).
+        belief: the largest exponent of the likelihood (0: uniform, as ``pimc``).
+        ess: the least effective number of weighted worlds, times ``worlds`` (tempering).
         leaf: ``solve`` or ``rollout``.
         seed, time_limit: as ``pimc``'s.
     """
@@ -78,6 +84,7 @@ class SearchAgent(PimcAgent):
         worlds: int = 32,
         candidates: int = 4,
         belief: float = 1.0,
+        ess: float = 1.0,
         leaf: str = "solve",
         seed: int = 0,
         time_limit: float | None = None,
@@ -90,11 +97,14 @@ class SearchAgent(PimcAgent):
             )
         if isinstance(belief, bool) or not isinstance(belief, int | float) or not belief >= 0:
             raise ValueError(f"search: belief must be a number of at least 0; got {belief!r}")
+        if isinstance(ess, bool) or not isinstance(ess, int | float) or not ess > 0:
+            raise ValueError(f"search: ess must be a number above 0; got {ess!r}")
         if leaf not in LEAVES:
             raise ValueError(f"search: leaf must be one of {', '.join(LEAVES)}; got {leaf!r}")
         self.policy = policy
         self.candidates = candidates
         self.belief = float(belief)
+        self.ess = float(ess)
         self.leaf = leaf
 
     def act(self, situation: Situation, rng: np.random.Generator | None = None) -> Decision:
@@ -118,8 +128,9 @@ class SearchAgent(PimcAgent):
         pool = sample_worlds(view, self.worlds * self.candidates, rng)
         states, loglik = replay(self.rules, view, pool, public, self.policy)
         if self.belief > 0 and states is not None:
-            weights = np.exp(self.belief * (loglik - loglik.max()))
-            picks = rng.choice(pool.count, size=self.worlds, p=weights / weights.sum())
+            beta = tempered(loglik, self.belief, self.ess * self.worlds)
+            weights = np.exp(beta * (loglik - loglik.max()))
+            picks = systematic(weights, self.worlds, rng)
         else:
             picks = rng.choice(pool.count, size=self.worlds, replace=pool.count < self.worlds)
         rows, counts = np.unique(picks, return_counts=True)
@@ -163,6 +174,31 @@ class SearchAgent(PimcAgent):
         legal = np.zeros(c, dtype=bool)
         legal[cards] = True
         return values, legal
+
+
+def tempered(loglik: np.ndarray, belief: float, ess: float) -> float:
+    """The largest exponent up to ``belief`` whose weights ``exp(beta * loglik)`` keep an
+    effective sample size of at least ``ess`` (0 if even a little weighting would not)."""
+
+    def effective(beta: float) -> float:
+        w = np.exp(beta * (loglik - loglik.max()))
+        return float(w.sum() ** 2 / (w * w).sum())
+
+    if effective(belief) >= ess:
+        return belief
+    low, high = 0.0, belief
+    for _ in range(30):  # bisection: the effective size falls as beta grows
+        mid = (low + high) / 2
+        low, high = (mid, high) if effective(mid) >= ess else (low, mid)
+    return low
+
+
+def systematic(weights: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` indices drawn in proportion to ``weights`` by systematic resampling (one
+    uniform draw, evenly spaced points: less spread than ``count`` independent draws)."""
+    cdf = np.cumsum(weights / weights.sum())
+    points = (rng.random() + np.arange(count)) / count
+    return np.minimum(np.searchsorted(cdf, points), weights.shape[0] - 1)
 
 
 def check_rules(rules: Ruleset) -> None:

@@ -98,6 +98,7 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
         "search:worlds=0": "worlds must be a positive whole number",
         "search:candidates=0": "candidates must be a positive whole number",
         "search:belief=-1": "belief must be a number of at least 0",
+        "search:ess=0": "ess must be a number above 0",
         "search:leaf=guess": "leaf must be one of solve, rollout",
         "search:policy=heuristic": "has no action probabilities",
         "search:policy=onnx:nowhere.onnx": "search: policy onnx:nowhere.onnx:",
@@ -110,3 +111,16 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
         make_agent("search", make_rules("spar", players=2))
     with pytest.raises(ValueError, match="weak-hand exchange"):
         make_agent("search", make_rules("spar", weak_hand_exchange=True))
+
+
+def test_the_belief_is_tempered_to_keep_enough_worlds() -> None:
+    from agents.search import systematic, tempered
+
+    flat = np.zeros(64)
+    assert tempered(flat, 1.0, 32) == 1.0  # equal weights: nothing to temper
+    peaked = -10.0 * np.arange(64.0)  # one world would take all the weight at beta = 1
+    beta = tempered(peaked, 1.0, 16)
+    w = np.exp(beta * (peaked - peaked.max()))
+    assert 0 < beta < 1 and w.sum() ** 2 / (w * w).sum() == pytest.approx(16, rel=1e-3)
+    picks = systematic(np.array([1.0, 0.0, 3.0]), 8, np.random.default_rng(0))
+    assert sorted(np.bincount(picks, minlength=3)) == [0, 2, 6]
