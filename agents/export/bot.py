@@ -145,9 +145,7 @@ class OnnxAgent:
             raise BotError(f"{where}: the graph has no output {PROBS_OUTPUT!r}")
         shape = outputs[PROBS_OUTPUT].shape
         out_width = shape[-1] if shape else None
-        if (
-            isinstance(out_width, int) and out_width != widths[MASK_INPUT]
-        ):  # a named axis is checked
+        if isinstance(out_width, int) and out_width != widths[MASK_INPUT]:  # a named axis is checked
             raise BotError(  # on the first answer
                 f"{where}: the graph's output {PROBS_OUTPUT!r} is {out_width} wide, not one "
                 f"probability for each of the {widths[MASK_INPUT]} actions"
