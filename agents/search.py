@@ -147,7 +147,7 @@ class SearchAgent(PimcAgent):
         position = play_position(view)
         payoff = self.solver.payoff_table(view.active)[:, view.seat]
         (codes,) = self._solve([hands], lambda w: self.solver.solve_worlds(w, position, view.seat))
-        legal = (codes >= 0).all(axis=0)
+        legal = np.asarray((codes >= 0).all(axis=0))
         return np.where(codes >= 0, payoff[np.maximum(codes, 0)], 0.0), legal
 
     def _rollouts(self, states: State, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -282,8 +282,9 @@ def policy_of(spec: str, rules: Ruleset) -> Policy:
         agent = make_agent(spec, rules)
     except (ValueError, OSError) as err:
         raise ValueError(f"search: policy {spec}: {' '.join(str(err).split())}") from None
-    if callable(getattr(agent, "probs", None)):
-        return agent.probs
+    probs = getattr(agent, "probs", None)
+    if callable(probs):
+        return probs
     model = getattr(agent, "model", None)
     if model is not None:
         from functools import partial
