@@ -44,6 +44,7 @@ def _search(
     candidates: int = 4,
     belief: float = 1.0,
     ess: float = 1.0,
+    prior: float = 0.0,
     leaf: str = "solve",
     seed: int = 0,
     time_limit: float | None = None,
@@ -51,8 +52,8 @@ def _search(
     from agents.search import SearchAgent, check_rules, policy_of  # imported on use, as pimc
 
     check_rules(rules)  # before the policy, whose error would hide this one
-    return SearchAgent(rules, policy_of(policy, rules), worlds, candidates, belief, ess, leaf,
-                       seed, time_limit)  # fmt: skip
+    return SearchAgent(rules, policy_of(policy, rules), worlds, candidates, belief, ess, prior,
+                       leaf, seed, time_limit)  # fmt: skip
 
 
 @register("ppo")

@@ -28,7 +28,12 @@ policy (an exported bot or a PPO run) and, for each decision,
    - ``rollout``: plays the card, then the rest of the hand with the policy
      (greedy) in every seat, on the batch core, and takes the payoff;
 
-5. plays the card with the best mean value (the lowest card id among equals).
+5. plays the card with the best score, its mean value plus ``prior`` times the
+   policy's own probability of it at this decision (the lowest card id among
+   equals). With ``prior=0`` the search decides alone; a positive prior keeps
+   the policy's choice unless the search finds a card better by a margin
+   (values from a few dozen worlds are noisy, and an argmax over noisy values
+   overrides a good policy too often).
 
 The replay reads only the deciding seat's view (its hand, the public plays)
 and public facts of the hand (the dealer, the seats in the hand, the session
@@ -73,6 +78,7 @@ class SearchAgent(PimcAgent):
         candidates: worlds sampled per world valued, before the belief resamples them.
         belief: the largest exponent of the likelihood (0: uniform, as ``pimc``).
         ess: the least effective number of weighted worlds, times ``worlds`` (tempering).
+        prior: the weight of the policy's own probabilities in the choice (step 5).
         leaf: ``solve`` or ``rollout``.
         seed, time_limit: as ``pimc``'s.
     """
@@ -85,6 +91,7 @@ class SearchAgent(PimcAgent):
         candidates: int = 4,
         belief: float = 1.0,
         ess: float = 1.0,
+        prior: float = 0.0,
         leaf: str = "solve",
         seed: int = 0,
         time_limit: float | None = None,
@@ -99,12 +106,15 @@ class SearchAgent(PimcAgent):
             raise ValueError(f"search: belief must be a number of at least 0; got {belief!r}")
         if isinstance(ess, bool) or not isinstance(ess, int | float) or not ess > 0:
             raise ValueError(f"search: ess must be a number above 0; got {ess!r}")
+        if isinstance(prior, bool) or not isinstance(prior, int | float) or not prior >= 0:
+            raise ValueError(f"search: prior must be a number of at least 0; got {prior!r}")
         if leaf not in LEAVES:
             raise ValueError(f"search: leaf must be one of {', '.join(LEAVES)}; got {leaf!r}")
         self.policy = policy
         self.candidates = candidates
         self.belief = float(belief)
         self.ess = float(ess)
+        self.prior = float(prior)
         self.leaf = leaf
 
     def act(self, situation: Situation, rng: np.random.Generator | None = None) -> Decision:
@@ -114,13 +124,21 @@ class SearchAgent(PimcAgent):
         if searched.size:
             games = situation.games[searched]
             views = seat_views(Situation(situation.state, situation.history, games))
-            for i, game, view in zip(searched, games, views, strict=True):
-                values = self.search_values(view, _public(situation.state, int(game)))
+            own = self._own_probs(situation, searched)
+            for i, game, view, p in zip(searched, games, views, own, strict=True):
+                values = self.search_values(view, _public(situation.state, int(game))) + p
                 choices = [a for a in range(self.rules.num_card_ids) if int(legal[i]) >> a & 1]
                 actions[i] = max(choices, key=lambda a: (values[a], -a))
         probs = np.zeros((situation.size, self.rules.num_actions), dtype=np.float32)
         probs[np.arange(situation.size), actions] = 1.0
         return Decision(actions, probs)
+
+    def _own_probs(self, situation: Situation, rows: np.ndarray) -> np.ndarray:
+        """``prior`` times the policy's probabilities at the decisions ``rows`` (0 if no prior)."""
+        if self.prior == 0:
+            return np.zeros((rows.size, self.rules.num_card_ids))
+        probs = self.policy(situation.obs[rows], situation.mask[rows])
+        return self.prior * probs[:, : self.rules.num_card_ids].astype(np.float64)
 
     def search_values(self, view: SeatView, public: dict[str, np.ndarray]) -> np.ndarray:
         """``float64 [C]`` each legal card's mean value over the believed worlds (-inf if illegal)."""

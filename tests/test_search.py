@@ -99,6 +99,7 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
         "search:candidates=0": "candidates must be a positive whole number",
         "search:belief=-1": "belief must be a number of at least 0",
         "search:ess=0": "ess must be a number above 0",
+        "search:prior=-1": "prior must be a number of at least 0",
         "search:leaf=guess": "leaf must be one of solve, rollout",
         "search:policy=heuristic": "has no action probabilities",
         "search:policy=onnx:nowhere.onnx": "search: policy onnx:nowhere.onnx:",
@@ -124,3 +125,10 @@ def test_the_belief_is_tempered_to_keep_enough_worlds() -> None:
     assert 0 < beta < 1 and w.sum() ** 2 / (w * w).sum() == pytest.approx(16, rel=1e-3)
     picks = systematic(np.array([1.0, 0.0, 3.0]), 8, np.random.default_rng(0))
     assert sorted(np.bincount(picks, minlength=3)) == [0, 2, 6]
+
+
+def test_a_strong_prior_plays_the_policy_s_own_choice(policy) -> None:
+    situation = random_situation(RULES, 10, np.random.default_rng(9))
+    own = policy(situation.obs, situation.mask).argmax(axis=1)
+    agent = SearchAgent(RULES, policy, worlds=4, candidates=1, prior=1e6)
+    assert (agent.act(situation).actions == own).all()
