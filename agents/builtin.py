@@ -44,7 +44,7 @@ def _search(
     candidates: int = 4,
     belief: float = 1.0,
     ess: float = 1.0,
-    prior: float = 0.0,
+    prior: float = 1.0,
     leaf: str = "solve",
     seed: int = 0,
     time_limit: float | None = None,

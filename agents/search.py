@@ -30,10 +30,11 @@ policy (an exported bot or a PPO run) and, for each decision,
 
 5. plays the card with the best score, its mean value plus ``prior`` times the
    policy's own probability of it at this decision (the lowest card id among
-   equals). With ``prior=0`` the search decides alone; a positive prior keeps
+   equals). With ``prior=0`` the search decides alone; the default, 1, keeps
    the policy's choice unless the search finds a card better by a margin
    (values from a few dozen worlds are noisy, and an argmax over noisy values
-   overrides a good policy too often).
+   overrides a good policy too often: on 200 deals against three ``pimc``,
+   ``prior=0`` made -0.054, 0.3 +0.116 and 1 +0.223 per hand).
 
 The replay reads only the deciding seat's view (its hand, the public plays)
 and public facts of the hand (the dealer, the seats in the hand, the session
@@ -91,7 +92,7 @@ class SearchAgent(PimcAgent):
         candidates: int = 4,
         belief: float = 1.0,
         ess: float = 1.0,
-        prior: float = 0.0,
+        prior: float = 1.0,
         leaf: str = "solve",
         seed: int = 0,
         time_limit: float | None = None,
