@@ -36,26 +36,6 @@ def _pimc(rules: Ruleset, worlds: int = 32, seed: int = 0, time_limit: float | N
     return PimcAgent(rules, worlds=worlds, seed=seed, time_limit=time_limit)
 
 
-@register("search")
-def _search(
-    rules: Ruleset,
-    policy: str = "onnx:spar4",
-    worlds: int = 32,
-    candidates: int = 4,
-    belief: float = 1.0,
-    ess: float = 1.0,
-    prior: float = 1.0,
-    leaf: str = "solve",
-    seed: int = 0,
-    time_limit: float | None = None,
-):
-    from agents.search import SearchAgent, check_rules, policy_of  # imported on use, as pimc
-
-    check_rules(rules)  # before the policy, whose error would hide this one
-    return SearchAgent(rules, policy_of(policy, rules), worlds, candidates, belief, ess, prior,
-                       leaf, seed, time_limit)  # fmt: skip
-
-
 @register("ppo")
 def _ppo(rules: Ruleset, path: str | None = None, greedy: bool = True):
     from agents.ppo.agent import PPOAgent  # imported on use: it needs torch

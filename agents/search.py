@@ -285,22 +285,13 @@ def _decks(t: Tables, dealt: np.ndarray, dealer: int) -> np.ndarray:
     return decks
 
 
-def policy_of(spec: str, rules: Ruleset) -> Policy:
-    """The ``(obs, mask) -> probs`` of a learned agent's spec (``onnx:...``, ``ppo:...``).
+def policy_of(agent: object, spec: str) -> Policy:
+    """The ``(obs, mask) -> probs`` of a learned agent (``onnx:...``, ``ppo:...``), built from
+    ``spec`` (for the message).
 
     Raises:
-        ValueError: for a spec that cannot be built, or an agent with no policy to read.
+        ValueError: for an agent with no policy to read.
     """
-    from agents.registry import make_agent
-
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(
-            f"search: policy must be a learned agent's spec, such as onnx:spar4; got {spec!r}"
-        )
-    try:
-        agent = make_agent(spec, rules)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"search: policy {spec}: {' '.join(str(err).split())}") from None
     probs = getattr(agent, "probs", None)
     if callable(probs):
         return probs

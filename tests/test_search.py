@@ -18,7 +18,7 @@ RULES = make_rules("spar")  # 4 players: the shipped bot's game
 
 @pytest.fixture(scope="module")
 def policy():
-    return policy_of("onnx:spar4", RULES)
+    return policy_of(make_agent("onnx:spar4", RULES), "onnx:spar4")
 
 
 def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
