@@ -46,7 +46,10 @@ uniform belief.
 
 **Randomness and time** are ``pimc``'s: each decision's generator is seeded
 by ``seed`` and the information state, so the same view gives the same card;
-``time_limit`` stops adding solved worlds (at least one is solved).
+``time_limit`` stops adding solved worlds (at least one is solved). It bounds
+the solves only: the replay of the candidate worlds and the rollouts of
+``leaf=rollout`` run whole (one batch each, a few milliseconds at the
+defaults).
 """
 
 from __future__ import annotations
