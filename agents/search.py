@@ -48,8 +48,7 @@ uniform belief.
 by ``seed`` and the information state, so the same view gives the same card;
 ``time_limit`` stops adding solved worlds (at least one is solved). It bounds
 the solves only: the replay of the candidate worlds and the rollouts of
-``leaf=rollout`` run whole (one batch each, a few milliseconds at the
-defaults).
+``leaf=rollout`` run whole (one batch each; not timed apart).
 """
 
 from __future__ import annotations
