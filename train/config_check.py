@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.ppo.precision import PRECISIONS
 from train.sections import SOLVERS, Config, ConfigError, rules_of
 
 
@@ -71,6 +72,9 @@ def check(c: Config) -> None:
     for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
         _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
     _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    _require(
+        p.precision in PRECISIONS, "ppo.precision", f"one of {', '.join(PRECISIONS)}", p.precision
+    )
     _require(
         len(c.model.hidden) >= 1 and all(h >= 1 for h in c.model.hidden),
         "model.hidden",

@@ -222,7 +222,7 @@ def _run(
                 report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
 
         losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                         on_step=on_imitation)  # fmt: skip
+                         on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
         warm_writer.close()
         check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
                      f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
