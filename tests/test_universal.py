@@ -4,6 +4,7 @@ v1's, in test_observe and test_ppo; exact resume of a mix in test_ppo)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -189,3 +190,26 @@ def test_spar_play_seats_the_universal_bot_in_games_other_than_4_player_spar(
     child.sendline("q")
     child.expect("final scores")
     assert finish(child) == 0
+
+
+def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot, capsys) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import universal_table
+
+    from spar_env.cli import main
+
+    every = universal_table.cells()
+    assert len(every) == len(set(every)) == len(GAMES) + 5
+    assert ("spar", 4, ("end=target:15",)) in every and ("agram_mali", 5, ()) in every
+    bot = f"onnx:{universal_bot[1]}"
+    (row,) = universal_table.run(bot, 30, [("spar", 3, ())])
+    assert row["command"] == (
+        f"spar bench {bot} heuristic heuristic --variant spar --players 3 --deals 30 --seed 0"
+    )
+    assert main([*row["command"].split()[1:], "--json"]) == 0
+    out = capsys.readouterr().out
+    figures = json.loads(out[out.index("{") : out.rindex("}") + 1])
+    assert figures["agents"][0]["mean_payoff"] == pytest.approx(row["mean_payoff"])
+    assert "| spar | 3 |" in universal_table.markdown([row])
