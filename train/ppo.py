@@ -186,7 +186,7 @@ def _run(
     optimizer = make_optimizer(model, config.ppo.lr)
     collector = make_collector(config, rules, rng)
     make_model = partial(build_model, config, rules)
-    pool = (
+    pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
         collector.make_pool(config, make_model)
         if isinstance(collector, MixCollector)
         else OpponentPool(rules, config.pool.mix, config.pool.snapshots, make_model=make_model)
