@@ -213,3 +213,13 @@ def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot
     figures = json.loads(out[out.index("{") : out.rindex("}") + 1])
     assert figures["agents"][0]["mean_payoff"] == pytest.approx(row["mean_payoff"])
     assert "| spar | 3 |" in universal_table.markdown([row])
+
+
+def test_spar_export_checks_and_writes_a_universal_bot(universal_bot, tmp_path, capsys) -> None:
+    from spar_env.cli import main
+
+    out = tmp_path / "u.onnx"
+    assert main(["export", str(universal_bot[0]), "--out", str(out), "--check", "256"]) == 0
+    said = capsys.readouterr().out
+    assert "a universal bot for 4 games (spar with 2-3 players; sipa with 3 players;" in said
+    assert out.read_bytes() == universal_bot[1].read_bytes()
