@@ -48,6 +48,8 @@ def check(c: Config) -> None:
         raise ConfigError(f"game.options: {e}") from None
     except ValueError as e:
         raise ConfigError(f"game: {e}") from None
+    if c.game.mix:
+        _check_mix(c)
     if c.algorithm == "mccfr":
         _check_mccfr(c)
         return
@@ -109,6 +111,16 @@ def check(c: Config) -> None:
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _check_ray(c)
+
+
+def _check_mix(c: Config) -> None:
+    """A ``game.mix`` is for PPO on the batch core; every game in it must be playable."""
+    from train.game_mix import mix_games, shares
+
+    _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
+    _require(not c.ray.enabled, "ray.enabled", "false with a game.mix (one process)", True)
+    games = mix_games(c)
+    shares(c.rollout.games, [g.weight for g in games])
 
 
 def _check_ray(c: Config) -> None:

@@ -10,7 +10,7 @@ that already knows what hands are worth.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -20,6 +20,7 @@ from agents.ppo.network import ActorCritic
 from agents.ppo.precision import arithmetic, input_dtype, resolve
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
+from train.game_mix import MixCollector
 from train.pool import SELF, OpponentPool
 from train.rollout import Collector
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 def imitate(
     model: ActorCritic,
-    collector: Collector | RayCollector,
+    collector: Collector | RayCollector | MixCollector,
     teacher_spec: str,
     steps: int,
     lr: float,
@@ -48,8 +49,12 @@ def imitate(
     """
     arithmetic_of = resolve(precision)
     rules = collector.rules
-    teacher = make_agent(teacher_spec, rules)
-    pool = OpponentPool(rules, {SELF: 1.0}, keep=1, make_model=None)
+    teacher: Any
+    if isinstance(collector, MixCollector):  # one teacher and one pool per game of the mix
+        teacher, pool = collector.make_teacher(teacher_spec), collector.self_pool()
+    else:
+        teacher = make_agent(teacher_spec, rules)
+        pool = OpponentPool(rules, {SELF: 1.0}, keep=1, make_model=None)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
     losses = []
     for step in range(steps):
@@ -58,7 +63,7 @@ def imitate(
         extra = None if rollout.extra is None else torch.from_numpy(rollout.extra[choice])
         inputs = model.critic_input(torch.from_numpy(rollout.obs[choice]), extra)
         inputs = inputs.to(input_dtype(arithmetic_of))
-        illegal = torch.from_numpy(~unpack(rollout.legal[choice], rules.num_actions))
+        illegal = torch.from_numpy(~unpack(rollout.legal[choice], rollout.num_actions))
         target = torch.from_numpy(rollout.actions[choice])
         value_target = torch.from_numpy(rollout.rewards[rollout.trajectory[choice]])
         order = torch.as_tensor(rng.permutation(inputs.shape[0]))

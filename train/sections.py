@@ -48,6 +48,9 @@ class GameSection:
     variant: str = "spar"
     players: int = 4
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
+    # Many games for one network instead (train.game_mix): tables of variant, players
+    # (a count, a list or "all"), options and weight. Empty: the one game above.
+    mix: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
