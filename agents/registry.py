@@ -68,6 +68,34 @@ def make_agent(spec: str, rules: Ruleset) -> Agent:
     return AGENTS[name](rules, **params)
 
 
+@register("search")
+def _search(
+    rules: Ruleset,
+    policy: str = "onnx:spar4",
+    worlds: int = 32,
+    candidates: int = 4,
+    belief: float = 1.0,
+    ess: float = 1.0,
+    prior: float = 1.0,
+    leaf: str = "solve",
+    seed: int = 0,
+    time_limit: float | None = None,
+) -> Agent:
+    """``search`` (:mod:`agents.search`): registered here, as it builds its policy from a spec."""
+    from agents.search import SearchAgent, check_rules, policy_of  # imported on use, as pimc
+
+    check_rules(rules)  # before the policy, whose error would hide this one
+    if not isinstance(policy, str) or not policy.strip():
+        raise ValueError(f"search: policy must be a learned agent's spec, such as onnx:spar4; "
+                         f"got {policy!r}")  # fmt: skip
+    try:
+        model = make_agent(policy, rules)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"search: policy {policy}: {' '.join(str(err).split())}") from None
+    return SearchAgent(rules, policy_of(model, policy), worlds, candidates, belief, ess, prior,
+                       leaf, seed, time_limit)  # fmt: skip
+
+
 def agent_names() -> list[str]:
     """The registered agents' names, sorted."""
     return sorted(AGENTS)

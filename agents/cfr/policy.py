@@ -70,6 +70,23 @@ class CFRPolicy:
             info=dict(info),
         )
 
+    def profile(self, sf: SequenceForm) -> tuple[np.ndarray, np.ndarray]:
+        """The inverse of :meth:`from_profile`: this policy as a profile on ``sf`` (the tree
+        of its ruleset), for exact evaluation (:mod:`agents.cfr.evaluation`).
+
+        Raises:
+            ValueError: if a choice information set of the tree is not in the policy.
+        """
+        table = sf.tree_policy(sf.uniform())  # forced sets: probability 1 on their action
+        ids = np.sort(np.concatenate([p.tree_infoset for p in sf.players]))
+        rows = self.lookup(sf.tree.infoset_keys[ids])
+        if (rows < 0).any():
+            raise ValueError(
+                f"the policy lacks {int((rows < 0).sum())} information sets of the tree"
+            )
+        table[ids] = self.probs[rows]
+        return sf.from_tree_policy(table)
+
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Row of each key (bytes ``S{K}`` array), -1 where absent (a forced move)."""
         table = np.ascontiguousarray(self.keys).view(f"S{self.keys.shape[1]}").ravel()

@@ -19,11 +19,13 @@ import sys
 from types import ModuleType
 
 from spar_env import __version__
-from spar_env.cli import bench, export, play, record, replay, serve, speed, train
+from spar_env.cli import bench, exploit, export, play, record, replay, serve, speed, train
 from spar_env.cli.arguments import Parser
 from spar_env.extras import missing_module_message
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (train, bench, play, serve, export, record, replay, speed)
+SUBCOMMANDS: tuple[ModuleType, ...] = (
+    train, bench, exploit, play, serve, export, record, replay, speed,
+)  # fmt: skip
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 
 EPILOG = f"""\
