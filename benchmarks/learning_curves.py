@@ -2,13 +2,15 @@
 
     python benchmarks/learning_curves.py before=runs/a after=runs/b --out docs/ppo_learning.png
     python benchmarks/learning_curves.py before=runs/a after=runs/b --at 100 250 500
+    python benchmarks/learning_curves.py before=runs/a after=runs/b --minutes 10
 
 Reads each run's TensorBoard events (``eval/payoff_vs_<opponent>`` and its
 ``_ci95``, the run's own evaluation on its fixed duplicate deals) and draws
 two panels: payoff against updates, and against minutes since the run's
 first event (warm start included), each with its 95% interval as a band.
 ``--at`` prints the figures at those updates, and whether each run lies
-within the first run's interval there.
+within the first run's interval there; ``--minutes`` does the same for each
+run's last evaluation at or before that wall-clock time.
 """
 
 from __future__ import annotations
@@ -62,12 +64,37 @@ def plot(curves: dict[str, dict[str, np.ndarray]], opponent: str, out: Path) -> 
     fig.savefig(out, dpi=110)
 
 
+def _at_minutes(
+    curves: dict[str, dict[str, np.ndarray]], reference: str, minutes: float
+) -> list[str]:
+    """Each run's last evaluation by ``minutes``, against the reference's interval then."""
+    parts, interval = [], None
+    for name, c in curves.items():
+        done = np.flatnonzero(c["minutes"] <= minutes)
+        if done.size == 0:
+            parts.append(f"{name} (none yet)")
+            continue
+        i = done[-1]
+        v, ci, step = c["payoff"][i], c["ci95"][i], c["step"][i]
+        if interval is None and name == reference:
+            interval = (v - ci, v + ci)
+            parts.append(f"{name} {v:+.3f} ± {ci:.3f} (update {step})")
+            continue
+        verdict = "" if interval is None else (
+            " (within)" if interval[0] <= v <= interval[1] else
+            " (higher)" if v > interval[1] else " (lower)"
+        )  # fmt: skip
+        parts.append(f"{name} {v:+.3f} (update {step}){verdict}")
+    return parts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="NAME=RUN_DIR, the first is the reference")
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--out", type=Path, default=None, help="the PNG to write")
     parser.add_argument("--at", type=int, nargs="*", default=[], help="updates to compare at")
+    parser.add_argument("--minutes", type=float, nargs="*", default=[], help="and wall clocks")
     args = parser.parse_args()
     curves = {}
     for item in args.runs:
@@ -92,6 +119,8 @@ def main() -> None:
             v = c["payoff"][j[0]]
             parts.append(f"{name} {v:+.3f} ({'within' if lo <= v <= hi else 'outside'})")
         print(f"update {step}: " + ", ".join(parts))
+    for minutes in args.minutes:
+        print(f"{minutes:g} min: " + ", ".join(_at_minutes(curves, reference, minutes)))
     for name, c in curves.items():
         if c["step"].size:
             print(

@@ -2,6 +2,7 @@
 
     python benchmarks/onnx_speed.py                          # the shipped checkpoints/spar4.onnx
     python benchmarks/onnx_speed.py --bot bots/mine.onnx --seconds 10
+    python benchmarks/onnx_speed.py --bot checkpoints/universal.onnx   # observation v2
 
 The bot runs as every seat runs it (:class:`agents.export.bot.OnnxAgent`: one
 thread, no spinning) on real decisions of random self-play. It prints:
@@ -63,13 +64,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     probe = OnnxAgent.from_path(bot_rules(args.bot), args.bot)
     rules = probe.rules
-    obs, mask = self_play_observations(rules, 8 * args.batch, seed=0)
+    universal = probe.view is not None  # a universal bot reads observation v2
+    obs, mask = self_play_observations(rules, 8 * args.batch, seed=0, v2=universal)
     load = os.getloadavg()[0]
     rate = batch_rate(probe, obs, mask, args.batch, args.seconds)
     singles = single_times(probe, obs, mask, args.singles) * 1e3
     run = probe.run
     print(
-        f"{args.bot}: {rules.variant}, {rules.players} players, "
+        f"{args.bot}: {rules.variant}, {rules.players} players"
+        f"{' (observation v2, its first game)' if universal else ''}, "
         f"from {run.get('name')} update {run.get('update')}; load average {load:.2f} at the start"
     )
     print(f"batch {args.batch:,}: {rate:,.0f} decisions/s (target >= 200,000)")

@@ -2,6 +2,7 @@
 
     python benchmarks/update_speed.py                              # this checkout
     python benchmarks/update_speed.py --against /tmp/spar-before   # and another, alternating
+    python benchmarks/update_speed.py --precision float32          # this checkout in float32
 
 One update is :func:`agents.ppo.update.ppo_update` on the default config's
 networks (``configs/ppo_spar4.toml``: two 256-wide layers each, the
@@ -17,11 +18,14 @@ one after the other, so both see the same machine load; a round's figure is
 the median of ``--updates`` timed updates after one warm-up. The ratio of the
 medians over rounds is the figure to compare. A checkout without
 ``make_optimizer`` gets the Adam it built itself (``eps`` 1e-5).
+``--precision`` sets ``ppo.precision`` (the config's ``auto`` by default)
+in every checkout that has it.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -33,18 +37,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 
 
-def measure(rows: int, updates: int, threads: int) -> dict[str, float]:
+def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, float]:
     """Seconds per update of this interpreter's checkout (run in a child process)."""
     import numpy as np
     import torch
 
     from agents.ppo import update
-    from train.config import default_config_path, load_config
+    from train.config import load_config
     from train.ppo import build_model, ppo_settings, rules_of
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    config = load_config(default_config_path(), [])
+    config = load_config(Path("configs/ppo_spar4.toml"), [])  # the checkout's own (cwd)
     rules = rules_of(config)
     model = build_model(config, rules)
     if hasattr(update, "make_optimizer"):
@@ -53,6 +57,8 @@ def measure(rows: int, updates: int, threads: int) -> dict[str, float]:
         optimizer = torch.optim.Adam(model.parameters(), lr=config.ppo.lr, eps=1e-5)
     batch = _batch(rows, model, np.random.default_rng(0))
     settings = ppo_settings(config)
+    if precision and hasattr(settings, "precision"):
+        settings = dataclasses.replace(settings, precision=precision)
     rng = np.random.default_rng(1)
     update.ppo_update(model, optimizer, batch, settings, rng)  # warm-up
     seconds = []
@@ -60,7 +66,20 @@ def measure(rows: int, updates: int, threads: int) -> dict[str, float]:
         start = time.perf_counter()
         update.ppo_update(model, optimizer, batch, settings, rng)
         seconds.append(time.perf_counter() - start)
-    return {"seconds": statistics.median(seconds), "load": os.getloadavg()[0]}
+    return {
+        "seconds": statistics.median(seconds),
+        "load": os.getloadavg()[0],
+        "precision": _resolved(getattr(settings, "precision", "float32")),
+    }
+
+
+def _resolved(precision: str) -> str:
+    """The arithmetic a checkout's ``precision`` setting stands for on this machine."""
+    try:
+        from agents.ppo.precision import resolve
+    except ImportError:  # a checkout from before the setting: float32
+        return precision
+    return resolve(precision)
 
 
 def _batch(rows: int, model, g):
@@ -95,10 +114,10 @@ def _batch(rows: int, model, g):
     )
 
 
-def _in_child(tree: Path, rows: int, updates: int, threads: int) -> dict[str, float]:
+def _in_child(tree: Path, rows: int, updates: int, threads: int, precision: str) -> dict:
     """:func:`measure` in a fresh process that imports ``tree``'s code."""
     out = subprocess.run(
-        [sys.executable, __file__, "--child", str(rows), str(updates), str(threads)],
+        [sys.executable, __file__, "--child", str(rows), str(updates), str(threads), precision],
         env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
         capture_output=True, text=True, check=True,
     )  # fmt: skip
@@ -112,19 +131,27 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=3, help="timed updates per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--child", type=int, nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--precision",
+        default="",
+        help="ppo.precision: auto, float32 or bfloat16 (default: the config's)",
+    )
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(*args.child)))
+        rows, updates, threads, precision = args.child
+        print(json.dumps(measure(int(rows), int(updates), int(threads), precision)))
         return
     trees = {"this": HERE} | ({"other": args.against.resolve()} if args.against else {})
     seconds: dict[str, list[float]] = {name: [] for name in trees}
     for r in range(args.rounds):
         line = []
         for name, tree in trees.items():
-            got = _in_child(tree, args.rows, args.updates, args.threads)
+            got = _in_child(tree, args.rows, args.updates, args.threads, args.precision)
             seconds[name].append(got["seconds"])
-            line.append(f"{name} {got['seconds']:.3f} s (load {got['load']:.1f})")
+            line.append(
+                f"{name} {got['seconds']:.3f} s ({got['precision']}, load {got['load']:.1f})"
+            )
         print(f"round {r + 1}: " + ", ".join(line), flush=True)
     print(f"\nPPO update, {args.rows:,} decisions, {args.threads} threads, median over rounds:")
     for name in trees:

@@ -29,6 +29,7 @@ BOT_SUFFIX = ".onnx"
 CARD_SUFFIX = ".json"
 CONFIG_SUFFIX = ".toml"
 DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
+UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
 DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 
 
@@ -64,6 +65,12 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
         ValueError: if no bot of that name is shipped, naming the ones that are.
     """
     return _shipped(BOTS_PACKAGE, BOT_SUFFIX, name, "bot")
+
+
+def default_bots() -> list[str]:
+    """The shipped bots ``spar play`` seats, in order of preference: the specialist of the
+    default game, then the universal bot (where it is shipped)."""
+    return [name for name in (DEFAULT_BOT, UNIVERSAL_BOT) if name in bot_names()]
 
 
 def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from spar_env.core.bits import pack
 from spar_env.core.deal import deck_for_hands
 from spar_env.envs.batch import GameBatch
 from spar_env.observe import Encoder, encode, layout_for
+from spar_env.observe_v2 import encode_v2
 from spar_env.rules import PRESETS, make_rules
 
 # Rulesets that between them switch on every block and option.
@@ -108,9 +109,11 @@ def relabel_hidden(state, observer: int, rng: np.random.Generator):
     return out
 
 
+@pytest.mark.parametrize("encode", [encode, encode_v2], ids=["v1", "v2"])
 @pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
-def test_no_hidden_card_leaks(variant, options):
-    """Relabelling the cards a seat cannot see never changes that seat's observation."""
+def test_no_hidden_card_leaks(variant, options, encode):
+    """Relabelling the cards a seat cannot see never changes that seat's observation
+    (v1, and v2, the observation every game shares)."""
     rules = make_rules(variant, **options)
     rng = np.random.default_rng(7)
     state = random_states(rules, 160, rng)

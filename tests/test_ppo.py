@@ -75,18 +75,44 @@ def test_illegal_cards_get_exactly_zero_probability_and_are_never_sampled() -> N
     assert situation.mask[np.arange(live.size), actions].all()
 
 
-def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic() -> None:
+# The games of the universal (observation v2) policy-input check: presets, player counts, options.
+V2_GAMES = [
+    ("spar", {"players": 4}),
+    ("sipa", {"players": 3}),
+    ("agram", {"players": 5}),
+    ("spar_classic", {"players": 2}),
+    ("jeu_de_carte", {"players": 3, "weak_hand_exchange": True, "reveal_stock_bottom": True}),
+    ("sink_sink", {"players": 7, "end": "hands:3"}),
+]
+MIX = (
+    'game.mix=[{variant = "spar", players = [2, 3]}, {variant = "sipa", players = 3}, '
+    '{variant = "spar", players = 4, options = {weak_hand_exchange = true}, weight = 0.5}]'
+)
+
+
+@pytest.mark.parametrize(
+    ("variant", "options", "universal"),
+    [("spar", {}, False)] + [(v, o, True) for v, o in V2_GAMES],
+    ids=["v1"] + [f"v2-{v}-{o['players']}" for v, o in V2_GAMES],
+)
+def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic(
+    variant, options, universal
+) -> None:
     """Relabelling every card the seat cannot see leaves the policy's choices unchanged,
-    while the privileged critic (training only) does see them."""
-    rules = make_rules("spar")
-    config = tiny("game.players=4", "model.privileged_critic=true")
+    while the privileged critic (training only) does see them; for the v1 network and for
+    the universal one (observation v2) in many games."""
+    from spar_env.observe_v2 import OBS_V2_SIZE, view_for
+
+    rules = make_rules(variant, **options)
+    config = tiny("game.players=4", "model.privileged_critic=true", *([MIX] if universal else []))
     model = build_model(config, rules)
     assert model.privileged > 0
-    assert model.actor[0].in_features == layout_for(rules).size  # no room for hidden cards
+    size = OBS_V2_SIZE if universal else layout_for(rules).size
+    assert model.actor[0].in_features == size  # no room for hidden cards
     rng = np.random.default_rng(3)
     state = random_states(rules, 200, rng)
     live = np.flatnonzero(~state.terminated)
-    agent = PPOAgent(rules, model)
+    agent = PPOAgent(rules, model, universal=universal)
     before = agent.act(Situation(state, History(state), live), rng)
     for seat in range(rules.players):
         moved = relabel_hidden(state, seat, rng)
@@ -99,9 +125,16 @@ def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic() 
     from train.rollout import hidden_hands
 
     seats = state.current_player[live]
-    extra = torch.from_numpy(hidden_hands(state, live, seats))
-    other = torch.from_numpy(hidden_hands(relabel_hidden(state, 0, rng), live, seats))
-    obs = torch.from_numpy(Situation(state, History(state), live).obs)
+    situation = Situation(state, History(state), live)
+    extra, other = (
+        hidden_hands(state, live, seats),
+        hidden_hands(relabel_hidden(state, 0, rng), live, seats),
+    )
+    obs = situation.obs
+    if universal:
+        view = view_for(rules)
+        extra, other, obs = view.hidden(extra), view.hidden(other), view.inputs(situation)[0]
+    obs, extra, other = (torch.from_numpy(x) for x in (obs, extra, other))
     assert not torch.equal(model.value(obs, extra), model.value(obs, other))
 
 
@@ -260,8 +293,12 @@ def test_checkpoints_are_written_atomically(tmp_path: Path, monkeypatch) -> None
 
 
 # ----- exact resume ---------------------------------------------------------------------
-def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(tmp_path: Path) -> None:
-    config = tiny("run.updates=5", "run.checkpoint_every=1")
+@pytest.mark.parametrize("game", [(), (MIX, 'eval.opponents=["heuristic"]')], ids=["one", "mix"])
+def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(
+    tmp_path: Path, game: tuple[str, ...]
+) -> None:
+    """Also for a run over a mix of games (one collector per game, one batch)."""
+    config = tiny("run.updates=5", "run.checkpoint_every=1", *game)
     whole = train(config, tmp_path / "a")
     stopped = train(config, tmp_path / "b", stop_after=2)
     assert stopped.stopped_early and stopped.counters.update == 2

@@ -1,11 +1,17 @@
-"""The fast PPO update learns what the plain one does: a readable per-minibatch reference, same steps."""
+"""The fast PPO update learns what the plain one does: a readable per-minibatch reference, same steps.
+
+In float32 it takes the reference's steps; in bfloat16 (the matrix products
+only) it takes nearly the same steps, by another arithmetic.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from torch import nn
 
+from agents.ppo import precision
 from agents.ppo.network import ActorCritic, legal_entropy
 from agents.ppo.update import Batch, PPOSettings, make_optimizer, ppo_update
 
@@ -65,19 +71,42 @@ def _gap(a: list[torch.Tensor], b: list[torch.Tensor]) -> list[float]:
     return [(p - q).abs().max().item() for p, q in zip(a, b, strict=True)]
 
 
-def test_the_update_takes_the_reference_steps() -> None:
-    """Three epochs of four minibatches (the last one short) end at the reference's weights."""
+def _fast_and_reference(arithmetic: str):
+    """The update in ``arithmetic`` and the float32 reference, from the same weights and batch."""
     torch.manual_seed(0)
     fast = ActorCritic(np.full(OBS, 3.0), ACTIONS, (16, 16), privileged=EXTRA)
     plain = ActorCritic(np.full(OBS, 3.0), ACTIONS, (16, 16), privileged=EXTRA)
     plain.load_state_dict(fast.state_dict())
     before = [p.detach().clone() for p in fast.parameters()]
     batch = _batch(np.random.default_rng(0))
-    settings = PPOSettings(epochs=3, minibatch_size=80, ent_coef=0.05)
+    settings = PPOSettings(epochs=3, minibatch_size=80, ent_coef=0.05, precision=arithmetic)
     stats = ppo_update(fast, make_optimizer(fast, 3e-3), batch, settings, np.random.default_rng(1))
     reference_optimizer = torch.optim.Adam(plain.parameters(), lr=3e-3, eps=1e-5)
     _reference_update(plain, reference_optimizer, batch, settings, np.random.default_rng(1))
-    after = list(fast.parameters())
-    assert max(_gap(after, list(plain.parameters()))) < 1e-5
-    assert min(_gap(after, before)) > 1e-3  # and the update did move every parameter
     assert all(np.isfinite(v) for v in stats.values()) and stats["entropy"] > 0
+    assert all(p.dtype == torch.float32 for p in fast.parameters())
+    return before, list(fast.parameters()), list(plain.parameters())
+
+
+def test_the_update_takes_the_reference_steps() -> None:
+    """Three epochs of four minibatches (the last one short) end at the reference's weights."""
+    before, after, reference = _fast_and_reference("float32")
+    assert max(_gap(after, reference)) < 1e-5
+    assert min(_gap(after, before)) > 1e-3  # and the update did move every parameter
+
+
+def test_in_bfloat16_the_update_takes_nearly_the_reference_steps() -> None:
+    """bfloat16 products move the weights where float32 does, to within a small share of the step."""
+    before, after, reference = _fast_and_reference("bfloat16")
+    step = [(r - b).abs().mean().item() for r, b in zip(reference, before, strict=True)]
+    off = [(a - r).abs().mean().item() for a, r in zip(after, reference, strict=True)]
+    assert max(o / s for o, s in zip(off, step, strict=True)) < 0.1
+    assert max(_gap(after, reference)) > 1e-5  # another arithmetic indeed
+
+
+def test_precision_settings() -> None:
+    native = "bfloat16" if precision.native_bfloat16() else "float32"
+    assert precision.resolve("auto") == native
+    assert precision.resolve("float32") == "float32"
+    with pytest.raises(ValueError, match="precision must be one of auto, float32, bfloat16"):
+        precision.resolve("float16")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.ppo.precision import PRECISIONS
 from train.sections import SOLVERS, Config, ConfigError, rules_of
 
 
@@ -47,6 +48,8 @@ def check(c: Config) -> None:
         raise ConfigError(f"game.options: {e}") from None
     except ValueError as e:
         raise ConfigError(f"game: {e}") from None
+    if c.game.mix:
+        _check_mix(c)
     if c.algorithm == "mccfr":
         _check_mccfr(c)
         return
@@ -71,6 +74,9 @@ def check(c: Config) -> None:
     for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
         _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
     _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    _require(
+        p.precision in PRECISIONS, "ppo.precision", f"one of {', '.join(PRECISIONS)}", p.precision
+    )
     _require(
         len(c.model.hidden) >= 1 and all(h >= 1 for h in c.model.hidden),
         "model.hidden",
@@ -105,6 +111,16 @@ def check(c: Config) -> None:
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _check_ray(c)
+
+
+def _check_mix(c: Config) -> None:
+    """A ``game.mix`` is for PPO on the batch core; every game in it must be playable."""
+    from train.game_mix import mix_games, shares
+
+    _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
+    _require(not c.ray.enabled, "ray.enabled", "false with a game.mix (one process)", True)
+    games = mix_games(c)
+    shares(c.rollout.games, [g.weight for g in games])
 
 
 def _check_ray(c: Config) -> None:

@@ -10,15 +10,17 @@ that already knows what hands are worth.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from agents import make_agent
 from agents.ppo.network import ActorCritic
+from agents.ppo.precision import arithmetic, input_dtype, resolve
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
+from train.game_mix import MixCollector
 from train.pool import SELF, OpponentPool
 from train.rollout import Collector
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 def imitate(
     model: ActorCritic,
-    collector: Collector | RayCollector,
+    collector: Collector | RayCollector | MixCollector,
     teacher_spec: str,
     steps: int,
     lr: float,
@@ -36,33 +38,43 @@ def imitate(
     rng: np.random.Generator,
     minibatch_size: int = 8192,
     on_step=None,
+    precision: str = "float32",
 ) -> list[float]:
     """``steps`` rounds of one batch of the teacher's hands, then one pass of minibatches.
 
+    The features are converted once a round, into the critic's input (whose
+    first columns are the actor's); ``precision`` is the matrix products'
+    arithmetic, as in the PPO update (:mod:`agents.ppo.precision`).
     Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
     """
+    arithmetic_of = resolve(precision)
     rules = collector.rules
-    teacher = make_agent(teacher_spec, rules)
-    pool = OpponentPool(rules, {SELF: 1.0}, keep=1, make_model=None)
+    teacher: Any
+    if isinstance(collector, MixCollector):  # one teacher and one pool per game of the mix
+        teacher, pool = collector.make_teacher(teacher_spec), collector.self_pool()
+    else:
+        teacher = make_agent(teacher_spec, rules)
+        pool = OpponentPool(rules, {SELF: 1.0}, keep=1, make_model=None)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
     losses = []
     for step in range(steps):
         rollout = collector.collect(model, pool, 1, rng, reward_scale, teacher=teacher)
         choice = popcount(rollout.legal) > 1
-        obs = torch.from_numpy(rollout.obs[choice])
-        mask = torch.from_numpy(unpack(rollout.legal[choice], rules.num_actions))
+        extra = None if rollout.extra is None else torch.from_numpy(rollout.extra[choice])
+        inputs = model.critic_input(torch.from_numpy(rollout.obs[choice]), extra)
+        inputs = inputs.to(input_dtype(arithmetic_of))
+        illegal = torch.from_numpy(~unpack(rollout.legal[choice], rollout.num_actions))
         target = torch.from_numpy(rollout.actions[choice])
         value_target = torch.from_numpy(rollout.rewards[rollout.trajectory[choice]])
-        extra = None if rollout.extra is None else torch.from_numpy(rollout.extra[choice])
-        order = torch.as_tensor(rng.permutation(obs.shape[0]))
+        order = torch.as_tensor(rng.permutation(inputs.shape[0]))
         total, batches = 0.0, 0
         model.train()
-        for start in range(0, obs.shape[0], minibatch_size):
+        for start in range(0, inputs.shape[0], minibatch_size):
             idx = order[start : start + minibatch_size]
-            logits = model.policy_logits(obs[idx], mask[idx])
-            ce = torch.nn.functional.cross_entropy(logits, target[idx])
-            value = model.value(obs[idx], None if extra is None else extra[idx])
-            loss = ce + 0.5 * ((value - value_target[idx]) ** 2).mean()
+            with arithmetic(arithmetic_of):
+                logits, value = model.logits_and_value(inputs[idx], illegal[idx])
+            ce = torch.nn.functional.cross_entropy(logits.float(), target[idx])
+            loss = ce + 0.5 * ((value.float() - value_target[idx]) ** 2).mean()
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.ppo.network import ActorCritic
 from spar_env.observe import layout_for, max_hand_points
 from spar_env.rules import Ruleset
-from train.config import Config
+from train.sections import Config
 
 
 def reward_scale(config: Config, rules: Ruleset) -> float:
@@ -17,6 +17,12 @@ def reward_scale(config: Config, rules: Ruleset) -> float:
 
 
 def build_model(config: Config, rules: Ruleset) -> ActorCritic:
+    """The network of ``[model]``: for ``rules``, or on observation v2 for a ``game.mix``."""
+    if config.game.mix:
+        from spar_env.observe_v2 import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH
+
+        extra = HIDDEN_V2 if config.model.privileged_critic else 0
+        return ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, tuple(config.model.hidden), extra)
     privileged = (rules.players - 1) * rules.num_card_ids if config.model.privileged_critic else 0
     return ActorCritic(
         layout_for(rules).high, rules.num_actions, tuple(config.model.hidden), privileged

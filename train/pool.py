@@ -38,10 +38,20 @@ class OpponentPool:
         mix: share of games by entry (``self``, ``snapshot`` or an agent spec).
         keep: how many snapshots to keep (the most recent).
         make_model: builds an empty network of the learner's shape (for snapshots).
+        universal: the learner reads observation v2 (:mod:`train.game_mix`), so its
+            snapshots do too.
     """
 
-    def __init__(self, rules: Ruleset, mix: dict[str, float], keep: int, make_model: Any) -> None:
+    def __init__(
+        self,
+        rules: Ruleset,
+        mix: dict[str, float],
+        keep: int,
+        make_model: Any,
+        universal: bool = False,
+    ) -> None:
         self.rules = rules
+        self.universal = universal
         self.mix = dict(mix)
         self.keep = keep
         self.make_model = make_model
@@ -66,13 +76,22 @@ class OpponentPool:
         self._rebuild()
 
     def _rebuild(self) -> None:
-        agents = []
+        models = []
         for weights in self.snapshots:
             model = self.make_model()
             model.load_state_dict(weights)
             model.eval()
-            agents.append(PPOAgent(self.rules, model, greedy=False))
-        self._snapshot_agents = agents
+            models.append(model)
+        self.use_snapshots(self.snapshots, models)
+
+    def use_snapshots(
+        self, snapshots: list[dict[str, torch.Tensor]], models: list[ActorCritic]
+    ) -> None:
+        """Play these snapshots with these networks, built from them (shared between games)."""
+        self.snapshots = list(snapshots)
+        self._snapshot_agents = [
+            PPOAgent(self.rules, model, greedy=False, universal=self.universal) for model in models
+        ]
 
     def shares(self) -> dict[str, float]:
         """The mix in force now, normalised (``snapshot`` folded into ``self`` while empty)."""

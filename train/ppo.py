@@ -49,6 +49,7 @@ from train.checkpoint_fit import check_fits, restore_checked
 from train.config import CONFIG_FILE, Config, dump_config, rules_of
 from train.evaluate import evaluate
 from train.finite import check_finite
+from train.game_mix import MixCollector, evaluate_mix, is_mix, mix_signature
 from train.imitate import imitate
 from train.model import build_model, reward_scale
 from train.pool import OpponentPool
@@ -109,9 +110,12 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 def make_collector(
     config: Config, rules: Ruleset, rng: np.random.Generator
-) -> Collector | RayCollector:
+) -> Collector | RayCollector | MixCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
-    each playing a local collector's share of ``rollout.games`` with its own generator."""
+    each playing a local collector's share of ``rollout.games`` with its own generator; for a
+    ``game.mix``, one collector per game (:mod:`train.game_mix`)."""
+    if is_mix(config):
+        return MixCollector(config, rng)
     if config.ray.enabled:
         from train.distributed.rollout import RayCollector
 
@@ -180,10 +184,13 @@ def _run(
     rng = np.random.default_rng(config.run.seed)
     model = build_model(config, rules)
     optimizer = make_optimizer(model, config.ppo.lr)
-    pool = OpponentPool(
-        rules, config.pool.mix, config.pool.snapshots, make_model=lambda: build_model(config, rules)
-    )
     collector = make_collector(config, rules, rng)
+    make_model = partial(build_model, config, rules)
+    pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
+        collector.make_pool(config, make_model)
+        if isinstance(collector, MixCollector)
+        else OpponentPool(rules, config.pool.mix, config.pool.snapshots, make_model=make_model)
+    )
     counters = Counters()
     if resume:
         file = latest_checkpoint(run_dir)
@@ -222,7 +229,7 @@ def _run(
                 report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
 
         losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                         on_step=on_imitation)  # fmt: skip
+                         on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
         warm_writer.close()
         check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
                      f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
@@ -294,7 +301,10 @@ def _run(
 def _evaluate(
     config: Config, rules: Ruleset, model: ActorCritic, writer: Any, step: int
 ) -> dict[str, dict[str, float]]:
-    """Duplicate-deal figures against the eval opponents, logged under ``eval/`` and ``skill/``."""
+    """Duplicate-deal figures against the eval opponents, logged under ``eval/`` and ``skill/``
+    (for a ``game.mix``, per game: :func:`train.game_mix.evaluate_mix`)."""
+    if is_mix(config):
+        return evaluate_mix(config, model, writer, step)
     agent = PPOAgent(rules, model, greedy=True)
     e = config.eval
     specs = list(e.opponents)
@@ -342,7 +352,7 @@ def _hparam_table(config: Config) -> str:
 def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> None:
     folder = run_dir / CHECKPOINT_DIR
     payload = {
-        "game": game_signature(collector.rules),
+        "game": mix_signature(config) if is_mix(config) else game_signature(collector.rules),
         "model": {"hidden": list(config.model.hidden), "privileged": model.privileged},
         "weights": model.state_dict(),
         "optimizer": optimizer.state_dict(),

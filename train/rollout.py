@@ -33,6 +33,7 @@ from spar_env import core
 from spar_env.core import State, unpack
 from spar_env.history import History, step_with_history
 from spar_env.observe import Encoder, layout_for
+from spar_env.observe_v2 import UniversalView
 from spar_env.rules import Ruleset
 from train.pool import LEARNER, OpponentPool
 
@@ -113,13 +114,26 @@ def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarr
 
 
 class Collector:
-    """Plays hands with the learner and its pool; keeps its games between rollouts."""
+    """Plays hands with the learner and its pool; keeps its games between rollouts.
 
-    def __init__(self, rules: Ruleset, games: int, rng: np.random.Generator) -> None:
+    With a ``view`` (:class:`~spar_env.observe_v2.UniversalView`), the learner reads
+    observation v2 and acts on the v2 action grid, and its records are in those terms,
+    so that the rollouts of several games go into one batch (:mod:`train.game_mix`).
+    """
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        games: int,
+        rng: np.random.Generator,
+        view: UniversalView | None = None,
+    ) -> None:
         self.rules = rules
         self.state = core.reset(rules, games, rng)
         self.history = History(self.state)
-        self.encoder = Encoder(layout_for(rules))
+        self.encoder: Encoder | UniversalView = view or Encoder(layout_for(rules))
+        self.view = view
+        self.num_actions = rules.num_actions if view is None else view.num_actions
         self.rows = np.arange(games)
 
     # The games between hands: saved with a checkpoint, for an exact resume.
@@ -186,7 +200,8 @@ class Collector:
                 if mine.size:
                     s = seat[mine]
                     step_records = self._learner_step(model, mine, s, rng, teacher)
-                    actions[mine] = step_records[2]
+                    taken = step_records[2]
+                    actions[mine] = taken if self.view is None else self.view.to_game(taken)
                     trajectory = (hand * b + mine) * n + s
                     records.append((*step_records, trajectory, count[mine, s].copy()))
                     count[mine, s] += 1
@@ -231,7 +246,7 @@ class Collector:
                 name: (float(sums[i]), int(counts[i])) for i, name in enumerate(shares)
             },
             hands=hands * b,
-            num_actions=rules.num_actions,
+            num_actions=self.num_actions,
             seconds={**clock, "game": time.perf_counter() - begin - sum(clock.values())},
         )
 
@@ -243,11 +258,13 @@ class Collector:
         rng: np.random.Generator,
         teacher: Agent | None,
     ) -> tuple[np.ndarray, ...]:
-        state = self.state
+        state, view = self.state, self.view
         obs = self.encoder.encode(state, seats, games).copy()
-        legal = state.legal[games]
-        mask = unpack(legal, self.rules.num_actions)
+        legal = state.legal[games] if view is None else view.legal(state.legal[games])
+        mask = unpack(legal, self.num_actions)
         extra = hidden_hands(state, games, seats) if model.privileged else None
+        if extra is not None and view is not None:
+            extra = view.hidden(extra)
         with torch.inference_mode():  # the features once, for both networks
             inputs = model.critic_input(
                 torch.from_numpy(obs), None if extra is None else torch.from_numpy(extra)
@@ -258,6 +275,8 @@ class Collector:
             actions = sample_actions(logp_all.exp().numpy() * mask, rng)
         else:
             actions = teacher.act(Situation(state, self.history, games), rng).actions
+            if view is not None:
+                actions = view.action_of[actions]
         logp = logp_all.numpy()[np.arange(games.size), actions]
         return obs, legal, actions, logp.astype(np.float32), value.numpy(), extra
 

@@ -48,6 +48,9 @@ class GameSection:
     variant: str = "spar"
     players: int = 4
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
+    # Many games for one network instead (train.game_mix): tables of variant, players
+    # (a count, a list or "all"), options and weight. Empty: the one game above.
+    mix: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class PPOSection:
     vf_coef: float = _UPDATE.vf_coef
     max_grad_norm: float = _UPDATE.max_grad_norm
     target_kl: float = _UPDATE.target_kl  # stop an update's epochs past this KL (0: never)
+    # The arithmetic of the update's matrix products: auto (bfloat16 where the
+    # CPU has it natively, else float32) | float32 | bfloat16
+    precision: str = _UPDATE.precision
     reward_scale: float = 0.0  # payoffs are multiplied by this (0: 1 / the largest payoff)
     train_forced: bool = False  # also learn from decisions with one legal action
 

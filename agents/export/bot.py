@@ -31,9 +31,10 @@ from agents.export.metadata import (
     run_of,
     signature_of,
 )
-from agents.signature import rules_of
+from agents.signature import is_universal, rules_of
 from spar_env import shipped
 from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
+from spar_env.observe_v2 import UniversalView, view_for
 from spar_env.rules import Ruleset
 
 SHIPPED_BOT = shipped.bot_path(shipped.DEFAULT_BOT)
@@ -108,6 +109,8 @@ class OnnxAgent:
         where = where or "the bot"
         self.where = where
         check_bot(self.meta, rules, where)
+        universal = is_universal(signature_of(self.meta, where))
+        self.view: UniversalView | None = view_for(rules) if universal else None  # observation v2
         self._check_graph(where)
 
     @classmethod
@@ -120,16 +123,23 @@ class OnnxAgent:
         return run_of(self.meta)
 
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``float32 [G, A]``: the policy over legal actions (exactly 0 on illegal ones)."""
+        """``float32 [G, A]``: the policy over legal actions (exactly 0 on illegal ones);
+        the bot's own observations and actions (v2 for a universal bot)."""
         if obs.shape[0] == 0:
-            return np.zeros((0, self.rules.num_actions), dtype=np.float32)
+            return np.zeros((0, mask.shape[1]), dtype=np.float32)
         probs = run_session(self.session, obs, mask)
         check_answer(probs, mask, self.where)
         return probs
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
-        probs = self.probs(situation.obs, situation.mask)
+        if self.view is None:
+            obs, mask = situation.obs, situation.mask
+        else:
+            obs, mask = self.view.inputs(situation)
+        probs = self.probs(obs, mask)
         actions = probs.argmax(axis=1) if self.greedy else _sample(probs, rng)
+        if self.view is not None:
+            return Decision(self.view.to_game(actions), self.view.game_probs(probs))
         return Decision(actions.astype(np.int64), probs)
 
     def _check_graph(self, where: str) -> None:
@@ -145,7 +155,9 @@ class OnnxAgent:
             raise BotError(f"{where}: the graph has no output {PROBS_OUTPUT!r}")
         shape = outputs[PROBS_OUTPUT].shape
         out_width = shape[-1] if shape else None
-        if isinstance(out_width, int) and out_width != widths[MASK_INPUT]:  # a named axis is checked
+        if (
+            isinstance(out_width, int) and out_width != widths[MASK_INPUT]
+        ):  # a named axis is checked
             raise BotError(  # on the first answer
                 f"{where}: the graph's output {PROBS_OUTPUT!r} is {out_width} wide, not one "
                 f"probability for each of the {widths[MASK_INPUT]} actions"

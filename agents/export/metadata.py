@@ -17,6 +17,9 @@ key                  value
 ``num_actions``      width of the mask and of the probabilities
 ``actions``          JSON list: the name of each action id, in order
 ``action_ids``       how the ids are laid out, in words
+``games``            JSON list (universal bots, observation v2 only): every game the
+                     bot covers, each ``{"variant", "players", "options"}``;
+                     ``variant``, ``players`` and ``options`` then name the first
 ``run``              JSON: ``name``, ``update`` and ``checkpoint`` of the training run
 ``config``           JSON: the training config in force
 ===================  ==========================================================
@@ -35,7 +38,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agents.signature import describe, game_signature
+from agents.signature import check_signature, game_signature, is_universal
+from spar_env.observe_v2 import NUM_ACTIONS_V2, view_for
 from spar_env.rules import Ruleset
 
 FORMAT = "spar-rl onnx bot"
@@ -48,14 +52,25 @@ class BotError(ValueError):
     """An exported bot that cannot be used: unreadable, not a bot, or made for another game."""
 
 
-def action_names(rules: Ruleset) -> list[str]:
-    """The name of every action id: card ids (``AC``, ``KC``, ...), then KEEP and EXCHANGE."""
+def action_names(rules: Ruleset, universal: bool = False) -> list[str]:
+    """The name of every action id: card ids (``AC``, ``KC``, ...), then KEEP and EXCHANGE
+    (``universal``: the 48 cards of the v2 grid, 3C ... AS, then KEEP and EXCHANGE)."""
+    if universal:
+        from spar_env.rules.cards import RANKS, SUITS
+
+        return [r + s for s in SUITS for r in RANKS] + ["KEEP", "EXCHANGE"]
     names = [rules.card_name(c) for c in range(rules.num_card_ids)]
     return names + (["KEEP", "EXCHANGE"] if rules.weak_hand_exchange else [])
 
 
-def action_layout(rules: Ruleset) -> str:
+def action_layout(rules: Ruleset, universal: bool = False) -> str:
     """The action ids in words, for a reader of the file."""
+    if universal:
+        return (
+            "v2 grid for every game: card = suit index * 12 + rank index, suits C D H S, "
+            "ranks low to high 3 4 5 6 7 8 9 10 J Q K A; then KEEP = 48, EXCHANGE = 49 "
+            f"({NUM_ACTIONS_V2} in all; a card a game lacks is never legal)"
+        )
     text = (
         f"card id = suit index * {rules.num_ranks} + rank index, suits "
         f"{' '.join(rules.suits)}, ranks high to low {' '.join(rules.ranks)} "
@@ -67,25 +82,37 @@ def action_layout(rules: Ruleset) -> str:
 
 
 def bot_metadata(
-    rules: Ruleset, run: Mapping[str, Any], config: Mapping[str, Any]
+    rules: Ruleset,
+    run: Mapping[str, Any],
+    config: Mapping[str, Any],
+    signature: Mapping[str, Any] | None = None,
 ) -> dict[str, str]:
-    """The metadata of a bot for ``rules``, trained by ``run`` with ``config`` (module docstring)."""
-    signature = game_signature(rules)
-    return {
+    """The metadata of a bot for ``rules``, trained by ``run`` with ``config`` (module docstring).
+
+    A universal bot passes its ``signature`` (:func:`agents.signature.universal_signature`);
+    ``rules`` is then its first game.
+    """
+    universal = signature is not None and is_universal(dict(signature))
+    sig = dict(signature) if universal and signature is not None else game_signature(rules)
+    first = game_signature(rules)
+    meta = {
         "format": FORMAT,
         "format_version": str(FORMAT_VERSION),
-        "variant": signature["variant"],
-        "players": str(signature["players"]),
-        "options": json.dumps(signature["options"], sort_keys=True),
-        "obs_version": str(signature["obs_version"]),
-        "obs_size": str(signature["obs_size"]),
+        "variant": first["variant"],
+        "players": str(first["players"]),
+        "options": json.dumps(first["options"], sort_keys=True),
+        "obs_version": str(sig["obs_version"]),
+        "obs_size": str(sig["obs_size"]),
         "obs_dtype": OBS_DTYPE,
-        "num_actions": str(signature["num_actions"]),
-        "actions": json.dumps(action_names(rules)),
-        "action_ids": action_layout(rules),
+        "num_actions": str(sig["num_actions"]),
+        "actions": json.dumps(action_names(rules, universal)),
+        "action_ids": action_layout(rules, universal),
         "run": json.dumps(dict(run), sort_keys=True),
         "config": json.dumps(dict(config), sort_keys=True),
     }
+    if universal:
+        meta["games"] = json.dumps(sig["games"], sort_keys=True)
+    return meta
 
 
 def signature_of(meta: Mapping[str, str], where: str) -> dict[str, Any]:
@@ -114,7 +141,30 @@ def signature_of(meta: Mapping[str, str], where: str) -> dict[str, Any]:
         raise BotError(f"{where}: the bot's metadata is broken ({type(e).__name__}: {e})") from None
     if not isinstance(signature["options"], dict):
         raise BotError(f"{where}: the bot's metadata is broken (options is not a JSON object)")
+    if "games" in meta:
+        return _universal_signature_of(meta, signature, where)
     return signature
+
+
+def _universal_signature_of(
+    meta: Mapping[str, str], first: dict[str, Any], where: str
+) -> dict[str, Any]:
+    """The signature of a universal bot's metadata: its games, observation v2 and actions."""
+    try:
+        games = json.loads(meta["games"])
+        ok = (
+            isinstance(games, list)
+            and bool(games)
+            and all(
+                isinstance(g, dict) and set(g) == {"variant", "players", "options"} for g in games
+            )
+        )
+    except ValueError:
+        ok = False
+    if not ok:
+        raise BotError(f"{where}: the bot's metadata is broken (games is not a list of games)")
+    keys = ("obs_version", "obs_size", "num_actions")
+    return {"games": games, **{k: first[k] for k in keys}}
 
 
 def check_bot(meta: Mapping[str, str], rules: Ruleset, where: str) -> None:
@@ -125,11 +175,11 @@ def check_bot(meta: Mapping[str, str], rules: Ruleset, where: str) -> None:
             observation encoding or action count.
     """
     signature = signature_of(meta, where)
-    wanted = game_signature(rules)
-    if signature != wanted:
-        raise BotError(
-            f"{where} was trained for {describe(signature)}, but this game is {describe(wanted)}"
-        )
+    why = check_signature(signature, rules, where)
+    if why is not None:
+        raise BotError(why)
+    if is_universal(signature):
+        view_for(rules)  # observation v2 holds every game a universal bot lists
     if meta.get("obs_dtype") != OBS_DTYPE:
         raise BotError(f"{where}: observations of type {meta.get('obs_dtype')!r}; expected uint8")
 

@@ -15,9 +15,10 @@ from it.
 from __future__ import annotations
 
 import io
+import json
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, bot_meta
 from agents.ppo.agent import latest_checkpoint, model_from, policy_probs
 from agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from agents.ppo.network import ActorCritic
-from agents.signature import rules_of
+from agents.signature import is_universal, rules_of
 from spar_env.rules import Ruleset
 
 OPSET = 17
@@ -58,6 +59,12 @@ class Exported:
     model: ActorCritic  # the torch network it was exported from
     checkpoint: Path
     run: dict[str, Any]  # name, update, checkpoint
+    signature: dict[str, Any] = field(default_factory=dict)  # the checkpoint's game signature
+
+    @property
+    def universal(self) -> bool:
+        """Whether the bot reads observation v2 and covers several games."""
+        return is_universal(self.signature)
 
 
 def export_checkpoint(path: str | os.PathLike) -> Exported:
@@ -69,7 +76,8 @@ def export_checkpoint(path: str | os.PathLike) -> Exported:
     file = latest_checkpoint(path)
     checkpoint = load_checkpoint(file)
     try:
-        rules = rules_of(checkpoint["game"])
+        signature = dict(checkpoint["game"])
+        rules = rules_of(signature)
         model = model_from(checkpoint)
         config = dict(checkpoint.get("config", {}))
         counters = dict(checkpoint.get("counters", {}))
@@ -80,8 +88,8 @@ def export_checkpoint(path: str | os.PathLike) -> Exported:
         "update": counters.get("update"),
         "checkpoint": file.name,
     }
-    data = onnx_bytes(model, rules, bot_metadata(rules, run, config))
-    return Exported(data=data, rules=rules, model=model, checkpoint=file, run=run)
+    data = onnx_bytes(model, rules, bot_metadata(rules, run, config, signature))
+    return Exported(data, rules, model, file, run, signature)
 
 
 def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> bytes:
@@ -102,8 +110,13 @@ def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> 
             dynamic_axes={name: {0: BATCH_AXIS} for name in (OBS_INPUT, MASK_INPUT, PROBS_OUTPUT)},
         )
     proto = onnx.load_from_string(buffer.getvalue())
+    game = (
+        f"{len(json.loads(metadata['games']))} games"
+        if "games" in metadata
+        else f"{rules.variant}, {rules.players} players"
+    )
     proto.doc_string = (
-        f"spar-rl bot for {rules.variant}, {rules.players} players: "
+        f"spar-rl bot for {game}: "
         f"{OBS_INPUT} uint8 [batch, {model.obs_size}], {MASK_INPUT} bool "
         f"[batch, {model.num_actions}] -> {PROBS_OUTPUT} float32 [batch, {model.num_actions}], "
         "0 on illegal actions"

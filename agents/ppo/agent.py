@@ -22,18 +22,28 @@ from agents.base import Decision, Situation
 from agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
 from agents.ppo.network import ActorCritic
-from agents.signature import describe, game_signature, rules_of
+from agents.signature import check_signature, game_signature, is_universal, rules_of
 from spar_env.observe import layout_for
+from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_HIGH, UniversalView, view_for
 from spar_env.rules import Ruleset
+
+__all__ = [
+    "CHECKPOINT_DIR",
+    "PPOAgent",
+    "check_game",
+    "game_signature",
+    "latest_checkpoint",
+    "model_from",
+    "policy_probs",
+    "sample_actions",
+]
 
 
 def check_game(signature: dict[str, Any], rules: Ruleset, where: str) -> None:
-    """Raise :class:`CheckpointError` unless the checkpoint was made for ``rules``."""
-    wanted = game_signature(rules)
-    if signature != wanted:
-        raise CheckpointError(
-            f"{where} was trained for {describe(signature)}, but this game is {describe(wanted)}"
-        )
+    """Raise :class:`CheckpointError` unless the checkpoint was made for (or covers) ``rules``."""
+    why = check_signature(signature, rules, where)
+    if why is not None:
+        raise CheckpointError(why)
 
 
 def latest_checkpoint(path: str | os.PathLike) -> Path:
@@ -56,10 +66,14 @@ def latest_checkpoint(path: str | os.PathLike) -> Path:
 def model_from(checkpoint: dict[str, Any]) -> ActorCritic:
     """The network a checkpoint describes, with its weights loaded."""
     spec = checkpoint["model"]
-    rules = rules_of(checkpoint["game"])
+    if is_universal(checkpoint["game"]):
+        high, actions = OBS_V2_HIGH, NUM_ACTIONS_V2
+    else:
+        rules = rules_of(checkpoint["game"])
+        high, actions = layout_for(rules).high, rules.num_actions
     model = ActorCritic(
-        layout_for(rules).high,
-        rules.num_actions,
+        high,
+        actions,
         hidden=tuple(spec["hidden"]),
         privileged=int(spec["privileged"]),
     )
@@ -69,10 +83,19 @@ def model_from(checkpoint: dict[str, Any]) -> ActorCritic:
 
 
 class PPOAgent:
-    """Plays the actor of a PPO checkpoint (see the module docstring)."""
+    """Plays the actor of a PPO checkpoint (see the module docstring).
+
+    With ``universal``, the network reads observation v2 and answers on the v2 action
+    grid (:mod:`spar_env.observe_v2`); its answers are mapped back to this game's actions.
+    """
 
     def __init__(
-        self, rules: Ruleset, model: ActorCritic, greedy: bool = True, where: str = "ppo"
+        self,
+        rules: Ruleset,
+        model: ActorCritic,
+        greedy: bool = True,
+        where: str = "ppo",
+        universal: bool = False,
     ) -> None:
         if not isinstance(greedy, bool):
             raise ValueError(f"ppo: greedy must be true or false; got {greedy!r}")
@@ -80,11 +103,20 @@ class PPOAgent:
         self.model = model
         self.greedy = greedy
         self.where = where  # names the bot when its answer is not a probability
+        self.view: UniversalView | None = view_for(rules) if universal else None
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> PPOAgent:
         file = latest_checkpoint(path)
         checkpoint = load_checkpoint(file)
+        signature = checkpoint.get("game") if isinstance(checkpoint, dict) else None
+        if isinstance(signature, dict):  # another game: say so (a broken file is said below)
+            try:
+                why = check_signature(signature, rules, str(file))
+            except (KeyError, TypeError, ValueError):
+                why = None
+            if why is not None:
+                raise CheckpointError(why)
         try:
             signature = checkpoint["game"]
             check_game(signature, rules, str(file))
@@ -97,12 +129,18 @@ class PPOAgent:
                 f"{file}: the network's weights are not finite (the run diverged); "
                 "use an earlier checkpoint"
             )
-        return cls(rules, model, greedy, where=f"ppo:{path}")
+        return cls(rules, model, greedy, where=f"ppo:{path}", universal=is_universal(signature))
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
-        probs = policy_probs(self.model, situation.obs, situation.mask)
-        check_answer(probs, situation.mask, self.where)
+        if self.view is None:
+            obs, mask = situation.obs, situation.mask
+        else:
+            obs, mask = self.view.inputs(situation)
+        probs = policy_probs(self.model, obs, mask)
+        check_answer(probs, mask, self.where)
         actions = probs.argmax(axis=1) if self.greedy else sample_actions(probs, rng)
+        if self.view is not None:
+            return Decision(self.view.to_game(actions), self.view.game_probs(probs))
         return Decision(actions.astype(np.int64), probs)
 
 

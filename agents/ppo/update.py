@@ -13,6 +13,9 @@ and network), in one tensor that feeds the actor (its first columns) and the
 critic; each epoch gathers its shuffled order once, so a minibatch is a
 contiguous slice; one log-softmax serves the ratio and the entropy; and Adam
 runs fused (one kernel over all parameters, not a dozen operations apiece).
+With ``precision`` bfloat16 (:mod:`agents.ppo.precision`; ``"auto"`` picks
+it where the CPU has it natively), the matrix products run in bfloat16 and
+everything else in float32, which roughly halves the time again.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import torch
 from torch import nn
 
 from agents.ppo.network import ActorCritic, entropy_of
+from agents.ppo.precision import Precision, arithmetic, input_dtype, resolve
 
 
 def gae(
@@ -84,6 +88,7 @@ class PPOSettings:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop an update's epochs past this KL (0: never)
+    precision: str = "auto"  # the matrix products': auto | float32 | bfloat16
 
 
 def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
@@ -104,9 +109,9 @@ class _Rows:
     returns: torch.Tensor
 
     @classmethod
-    def of(cls, model: ActorCritic, batch: Batch) -> _Rows:
+    def of(cls, model: ActorCritic, batch: Batch, precision: Precision) -> _Rows:
         return cls(
-            model.critic_input(batch.obs, batch.extra),
+            model.critic_input(batch.obs, batch.extra).to(input_dtype(precision)),
             ~batch.mask,
             batch.actions[:, None],
             batch.logp,
@@ -130,13 +135,14 @@ def ppo_update(
     sums: dict[str, float] = {}
     count = 0
     model.train()
-    rows = _Rows.of(model, batch)
+    precision = resolve(settings.precision)
+    rows = _Rows.of(model, batch, precision)
     for _ in range(settings.epochs):
         shuffled = rows.take(torch.as_tensor(rng.permutation(batch.size)))
         kl_epoch = []
         for start in range(0, batch.size, settings.minibatch_size):
             part = shuffled.take(slice(start, start + settings.minibatch_size))
-            stats = _minibatch_step(model, optimizer, part, settings)
+            stats = _minibatch_step(model, optimizer, part, settings, precision)
             for k, v in stats.items():
                 sums[k] = sums.get(k, 0.0) + v
             count += 1
@@ -152,8 +158,11 @@ def _minibatch_step(
     optimizer: torch.optim.Optimizer,
     rows: _Rows,
     s: PPOSettings,
+    precision: Precision,
 ) -> dict[str, float]:
-    logits, value = model.logits_and_value(rows.inputs, rows.illegal)
+    with arithmetic(precision):
+        logits, value = model.logits_and_value(rows.inputs, rows.illegal)
+    logits, value = logits.float(), value.float()  # no-ops in float32
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(1, rows.actions).squeeze(1)
     log_ratio = logp - rows.logp

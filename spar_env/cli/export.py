@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(1)
     exported = export_checkpoint(args.run)
-    obs, mask = self_play_observations(exported.rules, args.check)
+    obs, mask = self_play_observations(exported.rules, args.check, v2=exported.universal)
     difference = largest_difference(exported, obs, mask)
     if not difference < TOLERANCE:
         raise ValueError(
@@ -62,6 +62,19 @@ def run(args: argparse.Namespace) -> int:
     with atomic_output(args.out, "wb") as out:
         out.write(exported.data)
     rules, run = exported.rules, exported.run
+    if exported.universal:
+        from agents.signature import covered_text
+
+        games = exported.signature["games"]
+        print(
+            f"wrote {args.out} ({len(exported.data) / 1024:,.0f} KiB): a universal bot for "
+            f"{len(games)} games ({covered_text(games)}), from {run['name']} update "
+            f"{run['update']} ({exported.checkpoint}); largest difference from torch over "
+            f"{args.check:,} observations {difference:.1e}\n"
+            f"bench it: spar bench onnx:{args.out} heuristic --variant VARIANT --players N\n"
+            f"play it:  spar play --opponents onnx:{args.out} --variant VARIANT --players N"
+        )
+        return 0
     game = f"--variant {rules.variant} --players {rules.players}" + "".join(
         f" --set {key}={_setting(value)}" for key, value in rules.options().items()
     )

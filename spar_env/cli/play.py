@@ -160,6 +160,23 @@ def _shipped_spec() -> str:
     return f"onnx:{DEFAULT_BOT}"
 
 
+def _default_spec(rules: Ruleset) -> tuple[str, str | None]:
+    """The first shipped bot that plays ``rules`` (the specialist, then the universal bot),
+    else :data:`FALLBACK` and a note saying why."""
+    from agents import make_agent
+    from spar_env.shipped import default_bots
+
+    why = None
+    for name in default_bots():
+        try:
+            make_agent(f"onnx:{name}", rules)
+        except ValueError as e:
+            why = why or str(e)
+            continue
+        return f"onnx:{name}", None
+    return FALLBACK, f"{why}; your opponents are {FALLBACK}"
+
+
 def _opponent_specs(
     given: list[str] | None, rules: Ruleset, seat: int
 ) -> tuple[dict[int, str], str | None]:
@@ -167,14 +184,8 @@ def _opponent_specs(
     others = [s for s in range(rules.players) if s != seat]
     note = None
     if given is None:
-        from agents import make_agent
-
-        given = [_shipped_spec()]
-        try:
-            make_agent(given[0], rules)
-        except ValueError as e:
-            note = f"{e}; your opponents are {FALLBACK}"
-            given = [FALLBACK]
+        spec, note = _default_spec(rules)
+        given = [spec]
     if len(given) not in (1, len(others)):
         raise ValueError(
             f"--opponents takes one spec for every other seat or {len(others)} specs "
@@ -189,10 +200,12 @@ def _lineup(specs: dict[int, str]) -> str:
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
         by_spec.setdefault(spec, []).append(seat)
-    shipped = _shipped_spec()
+    from spar_env.shipped import default_bots
+
+    shipped = [f"onnx:{name}" for name in default_bots()]
     parts = []
     for spec, seats in by_spec.items():
-        label = f"the shipped bot ({shipped})" if spec == shipped else spec
+        label = f"the shipped bot ({spec})" if spec in shipped else spec
         parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
     return "; ".join(parts)
 

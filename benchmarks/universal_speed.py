@@ -1,0 +1,68 @@
+"""Training speed of the universal trainer beside the single-game one, in one run.
+
+    python benchmarks/universal_speed.py                # a few minutes
+    python benchmarks/universal_speed.py --updates 6 --rounds 3
+
+Both count learner decisions per second end to end (rollout and update
+together, TensorBoard's ``charts/SPS``) over PPO updates alone (no warm start,
+no evaluation; the first update, torch's warm-up, left out):
+
+- **single game**: :func:`train.run` on ``configs/ppo_spar4.toml`` (4-player
+  ``spar``, 2,048 games);
+- **universal**: :func:`train.run` on ``configs/ppo_universal.toml`` (every
+  game of its ``game.mix`` at once, 6,144 games shared out among them).
+
+The two alternate in rounds, so both see the same machine load; the ratio is
+the figure to compare across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+import train
+from train.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"single game": "ppo_spar4.toml", "universal": "ppo_universal.toml"}
+
+
+def speed(config_file: str, updates: int, threads: int) -> float:
+    """Median learner decisions per second of ``updates`` PPO updates (the first left out)."""
+    overrides = [f"run.updates={updates + 1}", f"run.threads={threads}", "eval.every=100000",
+                 "eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={updates + 1}",
+                 'warmstart.imitate=""', "run.max_minutes=0"]  # fmt: skip
+    config = load_config(ROOT / "configs" / config_file, overrides)
+    seen: list = []
+    with tempfile.TemporaryDirectory() as runs:
+        train.run(config, Path(runs), report=seen.append)
+    steady = [e.figures["decisions_per_second"] for e in seen if e.phase == "ppo"][1:]
+    return statistics.median(steady)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
+    parser.add_argument("--updates", type=int, default=4, help="timed PPO updates per run")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    figures: dict[str, list[float]] = {name: [] for name in CONFIGS}
+    load = os.getloadavg()[0]
+    for r in range(args.rounds):
+        for name, file in CONFIGS.items():
+            figures[name].append(speed(file, args.updates, args.threads))
+            print(f"round {r + 1}: {name}: {figures[name][-1]:,.0f} decisions/s", flush=True)
+    single, universal = (statistics.median(figures[n]) for n in CONFIGS)
+    print(
+        f"single game {single:,.0f} decisions/s, universal {universal:,.0f} decisions/s "
+        f"(ratio {universal / single:.2f}; target >= 20,000); load average {load:.2f} at the "
+        "start"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""One bot for every game: observation v2's layout, the game mix, and a universal bot's file,
+specs and seat at the real ``spar play`` (no-leak and policy-input checks of v2 sit beside
+v1's, in test_observe and test_ppo; exact resume of a mix in test_ppo)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_observe import random_states
+from test_play import finish, spawn
+
+import spar_env.observe_v2 as observe_v2
+from agents import make_agent
+from agents.base import Situation
+from spar_env.history import History
+from spar_env.observe import encode, layout_for
+from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
+from spar_env.rules import PRESETS, make_rules
+from train.config import ConfigError, load_config
+from train.game_mix import mix_games, shares
+from train.ppo import train
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAY_PRESETS = [name for name in PRESETS if name not in ("mini", "micro")]
+GAMES = [
+    (v, n) for v in PLAY_PRESETS for n in range(2, min(make_rules(v, players=2).max_players, 7) + 1)
+]
+MIX = (
+    'game.mix=[{variant = "spar", players = [2, 3]}, {variant = "sipa", players = 3}, '
+    '{variant = "spar", players = 4, options = {weak_hand_exchange = true}, weight = 0.5}]'
+)
+
+
+def test_the_docstring_table_is_the_layout() -> None:
+    rows = re.findall(r"^(\w+)\s+\S+\s+(\d+)\s{2,}\S", observe_v2.__doc__, re.M)
+    assert dict((name, int(off)) for name, off in rows) == OFFSETS
+    assert f"``D = {OBS_V2_SIZE}``" in observe_v2.__doc__
+
+
+@pytest.mark.parametrize(("variant", "players"), GAMES, ids=[f"{v}{n}" for v, n in GAMES])
+def test_every_play_preset_at_every_player_count_fits_v2_which_carries_all_of_v1(
+    variant: str, players: int
+) -> None:
+    rules = make_rules(variant, players=players)
+    view, layout = view_for(rules), layout_for(rules)
+    src, dst = view._columns
+    assert sorted(set(src.tolist())) == list(range(layout.size))  # every v1 entry moves to v2
+    state = random_states(rules, 16, np.random.default_rng(players))
+    rules_at = OFFSETS["seat_in_game"]
+    for seat in range(players):
+        v1, v2 = encode(state, seat), encode_v2(state, seat)
+        assert v2.shape == (16, OBS_V2_SIZE) and v2.dtype == np.uint8
+        np.testing.assert_array_equal(v2[:, dst], v1[:, src])
+        np.testing.assert_array_equal(v2[:, rules_at:], np.broadcast_to(view.constants[rules_at:],
+                                                                         (16, OBS_V2_SIZE - rules_at)))  # fmt: skip
+    hand = v2[:, OFFSETS["hand"] : OFFSETS["hand"] + 48]
+    assert (hand.sum(axis=1) <= rules.hand_size).all()
+    # The action grid: the v2 mask is the game's mask moved, and back again.
+    mask = view.mask(state.legal)
+    game_mask = state.legal  # bit sets
+    assert mask.shape == (16, NUM_ACTIONS_V2)
+    from spar_env.core import unpack
+
+    np.testing.assert_array_equal(mask[:, view.action_of], unpack(game_mask, rules.num_actions))
+    assert mask.sum() == unpack(game_mask, rules.num_actions).sum()
+    np.testing.assert_array_equal(unpack(view.legal(game_mask), NUM_ACTIONS_V2), mask)
+    actions = np.arange(rules.num_actions)
+    np.testing.assert_array_equal(view.to_game(view.action_of[actions]), actions)
+
+
+def test_the_rules_block_tells_the_games_apart() -> None:
+    rows = {
+        (v, n): view_for(make_rules(v, players=n)).constants[OFFSETS["seat_in_game"] :].tobytes()
+        for v, n in GAMES
+    }
+    assert len(set(rows.values())) == len(GAMES)
+    spar = view_for(make_rules("spar"))
+    six_of_hearts = observe_v2.universal_card(make_rules("spar"), make_rules("spar").card_id("6H"))
+    assert spar.constants[OFFSETS["card_points"] + six_of_hearts] == 3
+
+
+def test_a_game_v2_cannot_hold_is_refused() -> None:
+    with pytest.raises(ValueError, match="at most 8 cards"):
+        view_for(make_rules("spar", players=2, hand_size=9))
+
+
+def test_a_mix_names_its_games_and_shares_the_rollout_out() -> None:
+    config = load_config(ROOT / "configs" / "ppo_universal.toml")
+    names = [g.name for g in mix_games(config)]
+    assert len(names) == 49 and {"spar4", "sipa6", "agram_mali5", "spar4_end_target_5"} <= set(
+        names
+    )
+    assert shares(10, [1.0, 1.0, 2.0]) == [3, 3, 4]
+    assert sum(shares(6144, [1.0] * 49)) == 6144
+
+
+@pytest.mark.parametrize(
+    ("mix", "message"),
+    [
+        ('[{variant = "spar", players = 9}]', r"game.mix\[0\]: spar allows at most 7"),
+        ('[{variant = "spar", players = "many"}]', r"game.mix\[0\].players: must be"),
+        ('[{variant = "spar", weight = -1}]', r"game.mix\[0\].weight: must be a positive"),
+        ('[{variant = "spar", colour = 1}]', r"game.mix\[0\].colour: unknown key"),
+        ('[{variant = "spar"}, {variant = "spar", players = [4]}]', "spar4 is listed twice"),
+    ],
+)
+def test_a_bad_mix_is_one_line_naming_the_entry(mix: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(ROOT / "configs" / "ppo_tiny.toml", [f"game.mix={mix}"])
+
+
+@pytest.fixture(scope="module")
+def universal_bot(tmp_path_factory) -> tuple[Path, Path]:
+    """A tiny universal run (two updates over four games) and its exported bot."""
+    from agents.export.writer import export_checkpoint
+
+    runs = tmp_path_factory.mktemp("runs")
+    config = load_config(
+        ROOT / "configs" / "ppo_tiny.toml",
+        [
+            MIX,
+            "run.updates=2",
+            "warmstart.updates=1",
+            'eval.opponents=["heuristic"]',
+            "eval.deals=10",
+            "run.name=mix",
+        ],  # fmt: skip
+    )
+    result = train(config, runs)
+    assert {g.name for g in mix_games(config)} == {"spar2", "spar3", "sipa3",
+                                                   "spar4_weak_hand_exchange_true"}  # fmt: skip
+    assert result.evaluations["heuristic"]["games"] == 4
+    bot = runs / "mix.onnx"
+    bot.write_bytes(export_checkpoint(runs / "mix").data)
+    return runs / "mix", bot
+
+
+def test_the_run_logs_every_game_against_heuristic(universal_bot) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(universal_bot[0]))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for name in ("spar2", "spar3", "sipa3", "spar4_weak_hand_exchange_true"):
+        assert f"eval/{name}/payoff_vs_heuristic" in tags
+
+
+@pytest.mark.parametrize("kind", ["ppo", "onnx"])
+def test_a_universal_bot_plays_every_game_it_covers_and_refuses_others(
+    universal_bot, kind: str
+) -> None:
+    path = universal_bot[0] if kind == "ppo" else universal_bot[1]
+    rng = np.random.default_rng(0)
+    for rules in (make_rules("spar", players=3), make_rules("spar", weak_hand_exchange=True)):
+        agent = make_agent(f"{kind}:{path}", rules)
+        state = random_states(rules, 64, rng)
+        live = np.flatnonzero(~state.terminated)
+        situation = Situation(state, History(state), live)
+        decision = agent.act(situation, rng)
+        assert situation.mask[np.arange(live.size), decision.actions].all()
+        assert decision.probs.shape == (live.size, rules.num_actions)
+        np.testing.assert_allclose(decision.probs.sum(axis=1), 1, atol=1e-5)
+    with pytest.raises(ValueError, match=r"covers 4 games .* but not sipa with 4 players$"):
+        make_agent(f"{kind}:{path}", make_rules("sipa", players=4))
+
+
+def test_the_onnx_bot_gives_the_checkpoints_probabilities(universal_bot) -> None:
+    rules = make_rules("sipa", players=3)
+    state = random_states(rules, 64, np.random.default_rng(5))
+    situation = Situation(state, History(state), np.flatnonzero(~state.terminated))
+    rng = np.random.default_rng(0)
+    ppo = make_agent(f"ppo:{universal_bot[0]}", rules).act(situation, rng)
+    onnx = make_agent(f"onnx:{universal_bot[1]}", rules).act(situation, rng)
+    np.testing.assert_allclose(onnx.probs, ppo.probs, atol=1e-5)
+
+
+@pytest.mark.parametrize("game", [("spar", "2"), ("spar", "3"), ("sipa", "3")])
+def test_spar_play_seats_the_universal_bot_in_games_other_than_4_player_spar(
+    universal_bot, game: tuple[str, str]
+) -> None:
+    bot = f"onnx:{universal_bot[1]}"
+    child = spawn("--variant", game[0], "--players", game[1], "--opponents", bot, "--seed", "3")
+    child.expect(f"against seats? [0-9, ]+: {re.escape(bot)}")
+    while child.expect(["your card: ", "Enter for the next hand"]) == 0:
+        child.sendline("1")
+    child.sendline("q")
+    child.expect("final scores")
+    assert finish(child) == 0
+
+
+def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot, capsys) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import universal_table
+
+    from spar_env.cli import main
+
+    every = universal_table.cells()
+    assert len(every) == len(set(every)) == len(GAMES) + 5
+    assert ("spar", 4, ("end=target:15",)) in every and ("agram_mali", 5, ()) in every
+    bot = f"onnx:{universal_bot[1]}"
+    (row,) = universal_table.run(bot, 30, [("spar", 3, ())])
+    assert row["command"] == (
+        f"spar bench {bot} heuristic heuristic --variant spar --players 3 --deals 30 --seed 0"
+    )
+    assert main([*row["command"].split()[1:], "--json"]) == 0
+    out = capsys.readouterr().out
+    figures = json.loads(out[out.index("{") : out.rindex("}") + 1])
+    assert figures["agents"][0]["mean_payoff"] == pytest.approx(row["mean_payoff"])
+    assert "| spar | 3 |" in universal_table.markdown([row])
+
+
+def test_spar_export_checks_and_writes_a_universal_bot(universal_bot, tmp_path, capsys) -> None:
+    from spar_env.cli import main
+
+    out = tmp_path / "u.onnx"
+    assert main(["export", str(universal_bot[0]), "--out", str(out), "--check", "256"]) == 0
+    said = capsys.readouterr().out
+    assert "a universal bot for 4 games (spar with 2-3 players; sipa with 3 players;" in said
+    assert out.read_bytes() == universal_bot[1].read_bytes()

@@ -1,0 +1,290 @@
+"""Many games in one PPO run: ``[game] mix`` names a weighted distribution over games.
+
+Each entry of ``game.mix`` is a table ``{variant, players, options, weight}``;
+``players`` is a count, a list of counts or ``"all"`` (every count from 2 the
+deck allows, up to 7), and each (variant, player count) it names is one game
+of weight ``weight``. For example::
+
+    [game]
+    mix = [
+      { variant = "spar", players = "all", weight = 2.0 },
+      { variant = "sipa", players = [3, 4], weight = 1.0 },
+      { variant = "spar", players = 4, options = { ace_of_spades = true }, weight = 0.5 },
+    ]
+
+One rollout covers every game at once: ``rollout.games`` is shared out among
+the games in proportion to their weights (at least one each), each share
+played by its own batch-core :class:`~train.rollout.Collector` that records in
+observation v2 and the v2 action grid (:mod:`spar_env.observe_v2`), so the
+records of every game concatenate into one PPO batch for the one network.
+
+Rewards are normalised per game by the game's payoff scale: each game's
+payoffs are multiplied by ``1 / (the most one hand can score x (N - 1))``
+(:func:`train.model.reward_scale`), so that every game's rewards lie in
+``[-1, 1]`` and a 6-point Sipa hand does not drown a 1-point Agram one.
+The opponent pool is one per game with shared snapshot networks (one copy of
+each snapshot's weights serves every game). Evaluation plays each game
+against each ``eval.opponents`` entry (``eval.deals`` duplicate deals per
+game) and logs ``eval/<game>/payoff_vs_<opponent>``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents import Agent, make_agent
+from agents.ppo.agent import PPOAgent
+from agents.ppo.network import ActorCritic
+from agents.signature import universal_signature
+from spar_env.observe_v2 import MAX_SEATS, check_v2, view_for
+from spar_env.rules import Ruleset, make_rules
+from train.pool import SELF, OpponentPool
+from train.rollout import Collector, Rollout, merge_rollouts
+from train.sections import Config, ConfigError
+
+MIX_KEYS = ("variant", "players", "options", "weight")
+
+
+@dataclass(frozen=True)
+class MixGame:
+    """One game of a mix and its weight."""
+
+    rules: Ruleset
+    weight: float
+
+    @property
+    def name(self) -> str:
+        """``spar4``, ``spar4_ace_of_spades_true``: a TensorBoard-friendly name."""
+        r = self.rules
+        opts = "".join(f"_{k}_{_text(v)}" for k, v in sorted(r.options().items()))
+        raw = f"{r.variant}{r.players}{opts}"
+        return "".join(ch if ch.isalnum() else "_" for ch in raw)
+
+
+def is_mix(config: Config) -> bool:
+    """Whether the config trains one network on a mix of games (``game.mix`` is set)."""
+    return bool(config.game.mix)
+
+
+def mix_games(config: Config) -> list[MixGame]:
+    """The games of ``game.mix``, in order (entry by entry, player counts ascending).
+
+    Raises:
+        ConfigError: naming the entry and key of an impossible game or weight.
+    """
+    out: list[MixGame] = []
+    for i, entry in enumerate(config.game.mix):
+        key = f"game.mix[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{key}: must be a table {{variant, players, options, weight}}")
+        unknown = sorted(set(entry) - set(MIX_KEYS))
+        if unknown:
+            raise ConfigError(f"{key}.{unknown[0]}: unknown key; keys: {', '.join(MIX_KEYS)}")
+        weight = entry.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
+            raise ConfigError(f"{key}.weight: must be a positive number; got {weight!r}")
+        options = entry.get("options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f"{key}.options: must be a table of ruleset fields; got {options!r}")
+        variant = entry.get("variant", "spar")
+        for players in _player_counts(key, variant, entry.get("players", 4), options):
+            try:
+                rules = make_rules(variant, players=players, **options)
+                check_v2(rules)
+            except (TypeError, ValueError) as e:
+                raise ConfigError(f"{key}: {e}") from None
+            out.append(MixGame(rules, float(weight)))
+    names = [g.name for g in out]
+    for name in names:
+        if names.count(name) > 1:
+            raise ConfigError(f"game.mix: the game {name} is listed twice")
+    return out
+
+
+def _player_counts(key: str, variant: str, players: Any, options: dict[str, Any]) -> list[int]:
+    if players == "all":
+        try:
+            most = make_rules(variant, **{**options, "players": 2}).max_players
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"{key}: {e}") from None
+        return list(range(2, min(most, MAX_SEATS) + 1))
+    counts = players if isinstance(players, list) else [players]
+    if not counts or not all(isinstance(p, int) and not isinstance(p, bool) for p in counts):
+        raise ConfigError(
+            f'{key}.players: must be a player count, a list of them or "all"; got {players!r}'
+        )
+    return sorted(set(counts))
+
+
+def shares(total: int, weights: Sequence[float]) -> list[int]:
+    """``total`` games shared out in proportion to ``weights`` (largest remainder, one at least).
+
+    Raises:
+        ConfigError: if there are fewer games than entries.
+    """
+    if total < len(weights):
+        raise ConfigError(
+            f"rollout.games: must be at least the {len(weights)} games of game.mix; got {total}"
+        )
+    w = np.asarray(weights, dtype=np.float64)
+    spare = total - len(weights)
+    exact = spare * w / w.sum()
+    counts = np.floor(exact).astype(np.int64)
+    order = np.argsort(-(exact - counts), kind="stable")
+    counts[order[: spare - int(counts.sum())]] += 1
+    return (counts + 1).tolist()
+
+
+def mix_signature(config: Config) -> dict[str, Any]:
+    """What the network of a mix is bound to: every game, observation v2, the v2 actions."""
+    return universal_signature(g.rules for g in mix_games(config))
+
+
+class MixPool:
+    """One :class:`~train.pool.OpponentPool` per game, sharing the snapshot networks."""
+
+    def __init__(self, games: Sequence[MixGame], mix: dict[str, float], keep: int,
+                 make_model: Any) -> None:  # fmt: skip
+        self.keep = keep
+        self.make_model = make_model
+        self.pools = [OpponentPool(g.rules, mix, keep, make_model, universal=True) for g in games]
+        self.snapshots: list[dict[str, torch.Tensor]] = []
+
+    def add_snapshot(self, model: ActorCritic) -> None:
+        weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        self.load_snapshots([*self.snapshots, weights])
+
+    def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
+        self.snapshots = list(snapshots)[-self.keep :]
+        models = []
+        for weights in self.snapshots:
+            model = self.make_model()
+            model.load_state_dict(weights)
+            model.eval()
+            models.append(model)
+        for pool in self.pools:
+            pool.use_snapshots(self.snapshots, models)
+
+
+class MixCollector:
+    """Plays every game of a mix; its rollout is the concatenation of every game's."""
+
+    def __init__(self, config: Config, rng: np.random.Generator) -> None:
+        self.games = mix_games(config)
+        counts = shares(config.rollout.games, [g.weight for g in self.games])
+        self.collectors = [
+            Collector(g.rules, count, rng, view=view_for(g.rules))
+            for g, count in zip(self.games, counts, strict=True)
+        ]
+        self.scales = [_scale(config, g.rules) for g in self.games]
+
+    @property
+    def rules(self) -> Ruleset:
+        """The first game (what a ruleset-keyed caller sees)."""
+        return self.games[0].rules
+
+    def make_pool(self, config: Config, make_model: Any) -> MixPool:
+        return MixPool(self.games, config.pool.mix, config.pool.snapshots, make_model)
+
+    def self_pool(self) -> MixPool:
+        """Every seat the learner's, in every game (the warm start)."""
+        return MixPool(self.games, {SELF: 1.0}, 1, None)
+
+    def make_teacher(self, spec: str) -> list[Agent]:
+        """The agent ``spec`` for each game (the warm start's teacher)."""
+        return [make_agent(spec, g.rules) for g in self.games]
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        reward_scale: float = 0.0,  # unused: each game has its own scale
+        teacher: list[Agent] | None = None,
+    ) -> Rollout:
+        """``hands`` hands in every game of every share, one rollout (module docstring)."""
+        del reward_scale
+        parts = []
+        for i, collector in enumerate(self.collectors):
+            part = collector.collect(model, pool.pools[i], hands, rng, self.scales[i],
+                                     teacher=None if teacher is None else teacher[i])  # fmt: skip
+            name = self.games[i].name
+            payoff = {f"{name}_{entry}": value for entry, value in part.payoff_by_entry.items()}
+            parts.append((part, payoff))
+        merged = merge_rollouts([p for p, _ in parts])
+        seconds = {k: sum(p.seconds[k] for p, _ in parts) for k in merged.seconds}
+        payoff = {k: v for _, by_entry in parts for k, v in by_entry.items()}
+        return _replace(merged, seconds=seconds, payoff_by_entry=payoff)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {
+            f"{self.games[i].name}/{key}": value
+            for i, collector in enumerate(self.collectors)
+            for key, value in collector.state_dict().items()
+        }
+
+    def load_state_dict(self, saved: dict[str, torch.Tensor]) -> None:
+        for game, collector in zip(self.games, self.collectors, strict=True):
+            prefix = f"{game.name}/"
+            mine = {k[len(prefix) :]: v for k, v in saved.items() if k.startswith(prefix)}
+            if not mine:
+                raise ValueError(f"saved games: none of {game.name}")
+            collector.load_state_dict(mine)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _scale(config: Config, rules: Ruleset) -> float:
+    from train.model import reward_scale
+
+    return reward_scale(config, rules)
+
+
+def _replace(rollout: Rollout, **changes: Any) -> Rollout:
+    import dataclasses
+
+    return dataclasses.replace(rollout, **changes)
+
+
+def evaluate_mix(
+    config: Config, model: ActorCritic, writer: Any, step: int
+) -> dict[str, dict[str, float]]:
+    """Every game against every ``eval.opponents`` entry; logs ``eval/<game>/payoff_vs_<tag>``.
+
+    Returns, by opponent, the mean over games of the mean payoff, the number of games
+    whose 95% interval lies above 0 (``games_above``) and the number of games.
+    """
+    from train.evaluate import evaluate
+
+    out: dict[str, dict[str, float]] = {}
+    begin = time.perf_counter()
+    e = config.eval
+    for spec in e.opponents:
+        tag = "".join(ch if ch.isalnum() else "_" for ch in spec)
+        means, above = [], 0
+        for game in mix_games(config):
+            agent = PPOAgent(game.rules, model, greedy=True, universal=True)
+            (result,) = evaluate(agent, game.rules, [spec], e.deals, e.seed).values()
+            writer.add_scalar(f"eval/{game.name}/payoff_vs_{tag}", result.mean_payoff, step)
+            writer.add_scalar(f"eval/{game.name}/payoff_vs_{tag}_ci95", result.ci95, step)
+            means.append(result.mean_payoff)
+            above += int(result.mean_payoff - result.ci95 > 0)
+        writer.add_scalar(f"eval/payoff_vs_{tag}", float(np.mean(means)), step)
+        writer.add_scalar(f"eval/games_above_0_vs_{tag}", above, step)
+        out[spec] = {"mean_payoff": float(np.mean(means)), "games_above": above,
+                     "games": len(means)}  # fmt: skip
+    writer.add_scalar("time/eval_seconds", time.perf_counter() - begin, step)
+    writer.flush()
+    return out
+
+
+def _text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
