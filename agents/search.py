@@ -54,6 +54,7 @@ the solves only: the replay of the candidate worlds and the rollouts of
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -63,12 +64,14 @@ from agents.worlds import SeatView, Worlds, sample_worlds, seat_views
 from spar_env import core
 from spar_env.core import State, Tables, tables_for, unpack
 from spar_env.core.bits import lowest_bit_index
-from spar_env.observe import encode
+from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 
 FLOOR = 1e-3  # the least likelihood a play may add to a world's weight (see step 2)
 LEAVES = ("solve", "rollout")
-Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (obs uint8 [G, D], mask) -> probs [G, A]
+# The model of the seats: a situation's decisions -> float probs [G, num_actions] of the game's
+# actions (the agent's own Decision.probs, so a bot on observation v1 or v2 reads its own inputs).
+Policy = Callable[[Situation], np.ndarray]
 
 
 class SearchAgent(PimcAgent):
@@ -76,7 +79,7 @@ class SearchAgent(PimcAgent):
 
     Args:
         rules: the ruleset.
-        policy: the model of the seats: ``(obs, mask) -> probs``.
+        policy: the model of the seats: a situation -> its action probabilities.
         worlds: worlds valued per decision.
         candidates: worlds sampled per world valued, before the belief resamples them.
         belief: the largest exponent of the likelihood (0: uniform, as ``pimc``).
@@ -140,14 +143,14 @@ class SearchAgent(PimcAgent):
         """``prior`` times the policy's probabilities at the decisions ``rows`` (0 if no prior)."""
         if self.prior == 0:
             return np.zeros((rows.size, self.rules.num_card_ids))
-        probs = self.policy(situation.obs[rows], situation.mask[rows])
+        probs = self.policy(Situation(situation.state, situation.history, situation.games[rows]))
         return self.prior * probs[:, : self.rules.num_card_ids].astype(np.float64)
 
     def search_values(self, view: SeatView, public: dict[str, np.ndarray]) -> np.ndarray:
         """``float64 [C]`` each legal card's mean value over the believed worlds (-inf if illegal)."""
         rng = self._generator(view)
         pool = sample_worlds(view, self.worlds * self.candidates, rng)
-        states, loglik = replay(self.rules, view, pool, public, self.policy)
+        states, history, loglik = replay(self.rules, view, pool, public, self.policy)
         if self.belief > 0 and states is not None:
             beta = tempered(loglik, self.belief, self.ess * self.worlds)
             weights = np.exp(beta * (loglik - loglik.max()))
@@ -155,8 +158,8 @@ class SearchAgent(PimcAgent):
         else:
             picks = rng.choice(pool.count, size=self.worlds, replace=pool.count < self.worlds)
         rows, counts = np.unique(picks, return_counts=True)
-        if self.leaf == "rollout" and states is not None:
-            values, legal = self._rollouts(states.take(rows), view.seat)
+        if self.leaf == "rollout" and states is not None and history is not None:
+            values, legal = self._rollouts(states.take(rows), history.take(rows), view.seat)
         else:
             values, legal = self._solved(view, pool.hands[rows])
         counts = counts[: values.shape[0]].astype(np.float64)  # a time limit may solve fewer
@@ -171,7 +174,9 @@ class SearchAgent(PimcAgent):
         legal = np.asarray((codes >= 0).all(axis=0))
         return np.where(codes >= 0, payoff[np.maximum(codes, 0)], 0.0), legal
 
-    def _rollouts(self, states: State, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    def _rollouts(
+        self, states: State, history: History, seat: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The payoff to ``seat`` of each legal card, then the policy's greedy play, per world."""
         self.searched += 1
         self.worlds_solved += states.batch_size
@@ -179,17 +184,15 @@ class SearchAgent(PimcAgent):
         legal_bits = int(states.legal[0])  # the seat's legal cards: the same in every world
         cards = np.array([a for a in range(c) if legal_bits >> a & 1], dtype=np.int64)
         w, k = states.batch_size, cards.shape[0]
-        games = states.take(np.repeat(np.arange(w), k))
-        payoff = core.step(games, np.tile(cards, w))[:, seat].astype(np.float64)
+        copies = np.repeat(np.arange(w), k)
+        games, played = states.take(copies), history.take(copies)
+        payoff = step_with_history(games, np.tile(cards, w), played)[:, seat].astype(np.float64)
         while not games.terminated.all():
             live = np.flatnonzero(~games.terminated)
-            movers = games.current_player[live]
-            probs = self.policy(
-                encode(games, movers, live), unpack(games.legal[live], self.rules.num_actions)
-            )
+            probs = self.policy(Situation(games, played, live))
             actions = np.zeros(games.batch_size, dtype=np.int64)
             actions[live] = probs.argmax(axis=1)
-            payoff += core.step(games, actions, check=False)[:, seat]
+            payoff += step_with_history(games, actions, played, check=False)[:, seat]
         values = np.zeros((w, c))
         values[:, cards] = payoff.reshape(w, k)
         legal = np.zeros(c, dtype=bool)
@@ -236,17 +239,17 @@ def _public(state: State, game: int) -> dict[str, np.ndarray]:
 
 def replay(
     rules: Ruleset, view: SeatView, worlds: Worlds, public: dict[str, np.ndarray], policy: Policy
-) -> tuple[State | None, np.ndarray]:
-    """The hand so far, replayed in each world: the states now, and the log-likelihood of the
-    other seats' plays under ``policy`` (module docstring, step 2).
+) -> tuple[State | None, History | None, np.ndarray]:
+    """The hand so far, replayed in each world: the states and histories now, and the
+    log-likelihood of the other seats' plays under ``policy`` (module docstring, step 2).
 
-    Returns ``(None, zeros)`` for a hand some seats sit out (uniform belief).
+    Returns ``(None, None, zeros)`` for a hand some seats sit out (uniform belief).
     """
     t = tables_for(rules)
     w = worlds.count
     loglik = np.zeros(w)
     if int(public["active"]) != t.all_active:
-        return None, loglik
+        return None, None, loglik
     seats = np.array([s for s, _, _ in view.plays], dtype=np.int64)
     dealt = worlds.hands.copy()
     bits = t.card_bit[np.maximum(worlds.plays, 0)]  # [W, P] (no play is hidden: no card is -1)
@@ -257,15 +260,15 @@ def replay(
                        dealers=np.full(w, public["dealer"]))  # fmt: skip
     for name in ("scores", "stones", "pool", "hands_played"):
         getattr(state, name)[:] = public[name]
+    history = History(state)
     everyone = np.arange(w)
     for p, seat in enumerate(seats):
         cards = worlds.plays[:, p]
         if seat != view.seat:
-            mask = unpack(state.legal, rules.num_actions)
-            probs = policy(encode(state, np.full(w, seat), everyone), mask)
+            probs = policy(Situation(state, history, everyone))
             loglik += np.log(np.maximum(probs[everyone, cards], FLOOR))
-        core.step(state, cards)
-    return state, loglik
+        step_with_history(state, cards, history)
+    return state, history, loglik
 
 
 def _decks(t: Tables, dealt: np.ndarray, dealer: int) -> np.ndarray:
@@ -287,24 +290,24 @@ def _decks(t: Tables, dealt: np.ndarray, dealer: int) -> np.ndarray:
     return decks
 
 
-def policy_of(agent: object, spec: str) -> Policy:
-    """The ``(obs, mask) -> probs`` of a learned agent (``onnx:...``, ``ppo:...``), built from
-    ``spec`` (for the message).
+def policy_of(agent: Any, spec: str) -> Policy:
+    """The model of the seats that a learned agent (``onnx:...``, ``ppo:...``, built from
+    ``spec``) gives: its own action probabilities of a situation (greedy or not, the same).
 
     Raises:
-        ValueError: for an agent with no policy to read.
+        ValueError: for an agent with no probabilities (a rule-based or search agent).
     """
-    probs = getattr(agent, "probs", None)
-    if callable(probs):
-        return probs
-    model = getattr(agent, "model", None)
-    if model is not None:
-        from functools import partial
+    if not (callable(getattr(agent, "probs", None)) or getattr(agent, "model", None) is not None):
+        raise ValueError(
+            f"search: policy {spec} has no action probabilities to model the seats by; "
+            "give a learned agent (onnx:FILE, ppo:RUN)"
+        )
+    rng = np.random.default_rng(0)  # a sampling agent's draw; its probabilities do not use it
 
-        from agents.ppo.agent import policy_probs
+    def probs(situation: Situation) -> np.ndarray:
+        decision = agent.act(situation, rng)
+        if decision.probs is None:
+            raise ValueError(f"search: policy {spec} gave no action probabilities")
+        return decision.probs
 
-        return partial(policy_probs, model)
-    raise ValueError(
-        f"search: policy {spec} has no action probabilities to model the seats by; "
-        "give a learned agent (onnx:FILE, ppo:RUN)"
-    )
+    return probs

@@ -27,7 +27,7 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
     spread = 0.0
     for i, view in enumerate(views):
         g = int(situation.games[i])
-        state, loglik = replay(
+        state, history, loglik = replay(
             RULES, view, true_world(situation, i, view), _public(situation.state, g), policy
         )
         real = situation.state
@@ -36,12 +36,13 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
         assert state.legal[0] == real.legal[g]
         assert (encode(state, np.array([view.seat]), np.array([0])) == situation.obs[i]).all()
         assert loglik[0] <= 0
+        assert (history.cards[0] == situation.history.cards[g]).all()  # the plays, replayed
         many = SearchAgent(RULES, policy, worlds=8)
         pool_rng = many._generator(view)
         from agents.worlds import sample_worlds
 
         pool = sample_worlds(view, 16, pool_rng)
-        _, logs = replay(RULES, view, pool, _public(real, g), policy)
+        _, _, logs = replay(RULES, view, pool, _public(real, g), policy)
         spread = max(spread, float(logs.max() - logs.min()))
     assert spread > 1.0  # the belief tells worlds apart: the weighting is not uniform
 
@@ -129,6 +130,6 @@ def test_the_belief_is_tempered_to_keep_enough_worlds() -> None:
 
 def test_a_strong_prior_plays_the_policy_s_own_choice(policy) -> None:
     situation = random_situation(RULES, 10, np.random.default_rng(9))
-    own = policy(situation.obs, situation.mask).argmax(axis=1)
+    own = policy(situation).argmax(axis=1)
     agent = SearchAgent(RULES, policy, worlds=4, candidates=1, prior=1e6)
     assert (agent.act(situation).actions == own).all()
