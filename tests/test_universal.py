@@ -22,7 +22,6 @@ from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2,
 from spar_env.rules import PRESETS, make_rules
 from train.config import ConfigError, load_config
 from train.game_mix import mix_games, shares
-from train.ppo import train
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_PRESETS = [name for name in PRESETS if name not in ("mini", "micro")]
@@ -115,25 +114,26 @@ def test_a_bad_mix_is_one_line_naming_the_entry(mix: str, message: str) -> None:
 
 @pytest.fixture(scope="module")
 def universal_bot(tmp_path_factory) -> tuple[Path, Path]:
-    """A tiny universal run (two updates over four games) and its exported bot."""
+    """A tiny universal run through `spar train` (two updates over four games), its exported
+    bot, and what the command printed."""
+    import contextlib
+    import io
+
     from agents.export.writer import export_checkpoint
+    from spar_env.cli import main
 
     runs = tmp_path_factory.mktemp("runs")
-    config = load_config(
-        ROOT / "configs" / "ppo_tiny.toml",
-        [
-            MIX,
-            "run.updates=2",
-            "warmstart.updates=1",
-            'eval.opponents=["heuristic"]',
-            "eval.deals=10",
-            "run.name=mix",
-        ],  # fmt: skip
-    )
-    result = train(config, runs)
+    overrides = [MIX, "run.updates=2", "warmstart.updates=1", 'eval.opponents=["heuristic"]',
+                 "eval.deals=10"]  # fmt: skip
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        code = main(["train", str(ROOT / "configs" / "ppo_tiny.toml"), "--name", "mix",
+                     "--runs-dir", str(runs), *[f"--set={o}" for o in overrides]])  # fmt: skip
+    assert code == 0, said.getvalue()
+    assert "evaluation after update 2" in said.getvalue()  # the summary of a mix
+    config = load_config(ROOT / "configs" / "ppo_tiny.toml", overrides)
     assert {g.name for g in mix_games(config)} == {"spar2", "spar3", "sipa3",
                                                    "spar4_weak_hand_exchange_true"}  # fmt: skip
-    assert result.evaluations["heuristic"]["games"] == 4
     bot = runs / "mix.onnx"
     bot.write_bytes(export_checkpoint(runs / "mix").data)
     return runs / "mix", bot
@@ -178,20 +178,6 @@ def test_the_onnx_bot_gives_the_checkpoints_probabilities(universal_bot) -> None
     np.testing.assert_allclose(onnx.probs, ppo.probs, atol=1e-5)
 
 
-@pytest.mark.parametrize("game", [("spar", "2"), ("spar", "3"), ("sipa", "3")])
-def test_spar_play_seats_the_universal_bot_in_games_other_than_4_player_spar(
-    universal_bot, game: tuple[str, str]
-) -> None:
-    bot = f"onnx:{universal_bot[1]}"
-    child = spawn("--variant", game[0], "--players", game[1], "--opponents", bot, "--seed", "3")
-    child.expect(f"against seats? [0-9, ]+: {re.escape(bot)}")
-    while child.expect(["your card: ", "Enter for the next hand"]) == 0:
-        child.sendline("1")
-    child.sendline("q")
-    child.expect("final scores")
-    assert finish(child) == 0
-
-
 def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot, capsys) -> None:
     import sys
 
@@ -223,3 +209,46 @@ def test_spar_export_checks_and_writes_a_universal_bot(universal_bot, tmp_path, 
     said = capsys.readouterr().out
     assert "a universal bot for 4 games (spar with 2-3 players; sipa with 3 players;" in said
     assert out.read_bytes() == universal_bot[1].read_bytes()
+
+
+SHIPPED_UNIVERSAL = ROOT / "checkpoints" / "universal.onnx"
+
+
+def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bot() -> None:
+    from agents.export.bot import load_session
+    from agents.export.metadata import signature_of
+    from agents.signature import rules_of
+    from spar_env.cli.play import _default_spec
+
+    meta = load_session(SHIPPED_UNIVERSAL, "bot").get_modelmeta().custom_metadata_map
+    games = signature_of(meta, "bot")["games"]
+    assert len(games) == len(GAMES) + 5  # every play preset and count, and the spar options
+    for game in games:
+        rules = rules_of({"games": [game]})
+        spec, note = _default_spec(rules)
+        assert note is None and spec in ("onnx:spar4", "onnx:universal"), game
+    assert _default_spec(make_rules("spar", players=3)) == ("onnx:universal", None)
+
+
+@pytest.mark.parametrize(
+    ("args", "seats"),
+    [
+        (("--players", "3"), "seats 1, 2"),
+        (("--variant", "sipa"), "seats 1, 2, 3"),
+        (("--variant", "jeu_de_carte", "--players", "2"), "seat 1"),
+        (("--set", "ace_of_spades=true"), "seats 1, 2, 3"),
+    ],
+)
+def test_spar_play_seats_the_shipped_universal_bot_and_never_falls_back(args, seats) -> None:
+    """The real `spar play` with no --opponents, in games other than 4-player spar: the
+    shipped universal bot holds every other seat through a whole hand."""
+    child = spawn(*args, "--seed", "5")
+    found = child.expect(
+        [rf"{seats}: the shipped bot \(onnx:universal\)", "your opponents are heuristic"]
+    )
+    assert found == 0
+    while child.expect(["your card: ", "Enter for the next hand"]) == 0:
+        child.sendline("1")
+    child.sendline("q")
+    child.expect("final scores")
+    assert finish(child) == 0

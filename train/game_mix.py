@@ -259,8 +259,8 @@ def evaluate_mix(
 ) -> dict[str, dict[str, float]]:
     """Every game against every ``eval.opponents`` entry; logs ``eval/<game>/payoff_vs_<tag>``.
 
-    Returns, by opponent, the mean over games of the mean payoff, the number of games
-    whose 95% interval lies above 0 (``games_above``) and the number of games.
+    Returns, by opponent, the mean over games of the mean payoff with its 95% interval, the
+    number of games whose 95% interval lies above 0 (``games_above``) and the number of games.
     """
     from train.evaluate import evaluate
 
@@ -269,17 +269,20 @@ def evaluate_mix(
     e = config.eval
     for spec in e.opponents:
         tag = "".join(ch if ch.isalnum() else "_" for ch in spec)
-        means, above = [], 0
+        means, cis, above = [], [], 0
         for game in mix_games(config):
             agent = PPOAgent(game.rules, model, greedy=True, universal=True)
             (result,) = evaluate(agent, game.rules, [spec], e.deals, e.seed).values()
             writer.add_scalar(f"eval/{game.name}/payoff_vs_{tag}", result.mean_payoff, step)
             writer.add_scalar(f"eval/{game.name}/payoff_vs_{tag}_ci95", result.ci95, step)
             means.append(result.mean_payoff)
+            cis.append(result.ci95)
             above += int(result.mean_payoff - result.ci95 > 0)
         writer.add_scalar(f"eval/payoff_vs_{tag}", float(np.mean(means)), step)
         writer.add_scalar(f"eval/games_above_0_vs_{tag}", above, step)
-        out[spec] = {"mean_payoff": float(np.mean(means)), "games_above": above,
+        # The interval of the mean over games, from each game's (independent deals).
+        ci95 = float(np.sqrt(np.sum(np.square(cis)))) / len(cis)
+        out[spec] = {"mean_payoff": float(np.mean(means)), "ci95": ci95, "games_above": above,
                      "games": len(means)}  # fmt: skip
     writer.add_scalar("time/eval_seconds", time.perf_counter() - begin, step)
     writer.flush()

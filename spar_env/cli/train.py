@@ -193,8 +193,11 @@ def _ppo_summary(console: Console, result: Any) -> None:
     for column in ("opponent", "mean payoff", f"kept {low}", f"won {low}", "won trick H-1"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
+        who = f"{spec} × {rules.players - 1}"
+        if "games" in f:  # a game mix: the mean over its games (train.game_mix.evaluate_mix)
+            who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
         table.add_row(
-            f"{spec} × {rules.players - 1}",
+            who,
             f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
             _share(f.get("kept_low_card")),
             _share(f.get("won_last_with_low_card")),
