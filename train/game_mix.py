@@ -44,7 +44,7 @@ from agents.ppo.network import ActorCritic
 from agents.signature import universal_signature
 from spar_env.observe_v2 import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
-from train.pool import SELF, OpponentPool
+from train.pool import SELF, OpponentPool, snapshot_models
 from train.rollout import Collector, Rollout, merge_rollouts
 from train.sections import Config, ConfigError
 
@@ -162,12 +162,7 @@ class MixPool:
 
     def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
         self.snapshots = list(snapshots)[-self.keep :]
-        models = []
-        for weights in self.snapshots:
-            model = self.make_model()
-            model.load_state_dict(weights)
-            model.eval()
-            models.append(model)
+        models = snapshot_models(self.make_model, self.snapshots)
         for pool in self.pools:
             pool.use_snapshots(self.snapshots, models)
 

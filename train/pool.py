@@ -76,13 +76,7 @@ class OpponentPool:
         self._rebuild()
 
     def _rebuild(self) -> None:
-        models = []
-        for weights in self.snapshots:
-            model = self.make_model()
-            model.load_state_dict(weights)
-            model.eval()
-            models.append(model)
-        self.use_snapshots(self.snapshots, models)
+        self.use_snapshots(self.snapshots, snapshot_models(self.make_model, self.snapshots))
 
     def use_snapshots(
         self, snapshots: list[dict[str, torch.Tensor]], models: list[ActorCritic]
@@ -126,3 +120,14 @@ class OpponentPool:
             roles[sel] = who[:, None]
             roles[sel, learner_seat[sel]] = LEARNER
         return roles, entry
+
+
+def snapshot_models(make_model, snapshots: list[dict[str, torch.Tensor]]) -> list:
+    """One network per snapshot's weights, in eval mode (``make_model()`` builds each)."""
+    models = []
+    for weights in snapshots:
+        model = make_model()
+        model.load_state_dict(weights)
+        model.eval()
+        models.append(model)
+    return models
