@@ -5,7 +5,9 @@
 
 Both count learner decisions per second end to end (rollout and update
 together, TensorBoard's ``charts/SPS``) over PPO updates alone (no warm start,
-no evaluation; the first update, torch's warm-up, left out):
+no evaluation) in steady state: a snapshot is taken after every update, and
+the updates before the pool holds all its ``pool.snapshots`` are left out, so
+the snapshot opponents play as they do through most of a run:
 
 - **single game**: :func:`train.run` on ``configs/ppo_spar4.toml`` (4-player
   ``spar``, 2,048 games);
@@ -32,15 +34,17 @@ CONFIGS = {"single game": "ppo_spar4.toml", "universal": "ppo_universal.toml"}
 
 
 def speed(config_file: str, updates: int, threads: int) -> float:
-    """Median learner decisions per second of ``updates`` PPO updates (the first left out)."""
-    overrides = [f"run.updates={updates + 1}", f"run.threads={threads}", "eval.every=100000",
-                 "eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={updates + 1}",
-                 'warmstart.imitate=""', "run.max_minutes=0"]  # fmt: skip
+    """Median learner decisions per second of ``updates`` PPO updates with a full pool."""
+    filling = load_config(ROOT / "configs" / config_file).pool.snapshots + 1
+    total = filling + updates
+    overrides = [f"run.updates={total}", f"run.threads={threads}", "eval.every=100000",
+                 "eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={total}",
+                 'warmstart.imitate=""', "run.max_minutes=0", "pool.snapshot_every=1"]  # fmt: skip
     config = load_config(ROOT / "configs" / config_file, overrides)
     seen: list = []
     with tempfile.TemporaryDirectory() as runs:
         train.run(config, Path(runs), report=seen.append)
-    steady = [e.figures["decisions_per_second"] for e in seen if e.phase == "ppo"][1:]
+    steady = [e.figures["decisions_per_second"] for e in seen if e.phase == "ppo"][filling:]
     return statistics.median(steady)
 
 

@@ -19,11 +19,15 @@ from agents.ppo.network import ActorCritic, legal_entropy
 from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
 from spar_env.history import History
 from spar_env.observe import layout_for
+from spar_env.observe_v2 import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH, view_for
 from spar_env.rules import make_rules
 from train.config import Config, load_config
 from train.evaluate import evaluate
+from train.lockstep import learner_answers
 from train.model import build_model
+from train.pool import OpponentPool, snapshot_models
 from train.ppo import train
+from train.rollout import Collector, collect_in_lockstep
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -292,8 +296,64 @@ def test_checkpoints_are_written_atomically(tmp_path: Path, monkeypatch) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["c.pt"]  # no temporary file left
 
 
+# ----- rollouts -------------------------------------------------------------------------
+def _v2_model(seed: int = 0) -> ActorCritic:
+    torch.manual_seed(seed)
+    return ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, (32, 32), privileged=HIDDEN_V2)
+
+
+def _v2_collectors(seed: int) -> list[tuple[Collector, OpponentPool, np.random.Generator]]:
+    """Two games' collectors as a mix has them (observation v2, one snapshot network shared
+    by both games' pools), each with its own generator."""
+    snapshots = [_v2_model(1).state_dict()]
+    shared = snapshot_models(_v2_model, snapshots)
+    mix = {"self": 0.4, "snapshot": 0.3, "heuristic": 0.3}
+    out = []
+    for i, rules in enumerate([make_rules("spar", players=3), make_rules("sipa", players=2)]):
+        rng = np.random.default_rng([seed, i])
+        pool = OpponentPool(rules, mix, 1, None, universal=True)
+        pool.use_snapshots(snapshots, shared)
+        out.append((Collector(rules, 24, rng, view=view_for(rules)), pool, rng))
+    return out
+
+
+def test_games_played_in_lockstep_get_the_rollouts_they_get_alone() -> None:
+    """One forward pass per network (the learner, the shared snapshot) answers every game's
+    turns; each game's play is unchanged by it."""
+    model = _v2_model()
+    alone = [c.collect(model, pool, 2, rng, 0.5) for c, pool, rng in _v2_collectors(7)]
+    plays = [c.play(pool, 2, rng, 0.5, True) for c, pool, rng in _v2_collectors(7)]
+    together = collect_in_lockstep(model, plays)
+    for a, b in zip(alone, together, strict=True):
+        assert a.decisions == b.decisions > 0
+        for name in ("obs", "legal", "actions", "extra", "trajectory", "rewards", "lengths"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        np.testing.assert_allclose(a.logp, b.logp, atol=1e-5)
+        np.testing.assert_allclose(a.values, b.values, atol=1e-5)
+        assert a.payoff_by_entry == b.payoff_by_entry
+        assert set(a.payoff_by_entry) == {"self", "snapshot", "heuristic"}
+
+
+def test_rollouts_in_bfloat16_answer_close_to_float32_but_in_another_arithmetic() -> None:
+    model = _v2_model()
+    collector, _, _ = _v2_collectors(3)[0]
+    state = collector.state
+    games = np.flatnonzero(~state.terminated)
+    turn = collector._learner_turn(games, state.current_player[games], True)
+    ((logp32, value32),) = learner_answers(model, [turn], "float32")
+    ((logp16, value16),) = learner_answers(model, [turn], "bfloat16")
+    legal = turn.mask
+    assert logp16.dtype == value16.dtype == np.float32
+    assert not np.array_equal(logp32[legal], logp16[legal])
+    np.testing.assert_allclose(np.exp(logp16[legal]), np.exp(logp32[legal]), atol=0.02)
+    np.testing.assert_allclose(value16, value32, atol=0.05)
+
+
 # ----- exact resume ---------------------------------------------------------------------
-@pytest.mark.parametrize("game", [(), (MIX, 'eval.opponents=["heuristic"]')], ids=["one", "mix"])
+MIX_RUN = (MIX, 'eval.opponents=["heuristic"]', "rollout.precision=auto")  # as the shipped config
+
+
+@pytest.mark.parametrize("game", [(), MIX_RUN], ids=["one", "mix"])
 def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(
     tmp_path: Path, game: tuple[str, ...]
 ) -> None:

@@ -66,6 +66,7 @@ BAD = [
     (["run.name=a/b"], "run.name: must be a folder name"),
     (["run.seed=-3"], "run.seed: must be a non-negative integer"),
     (["rollout.games=0"], "rollout.games: must be at least 1"),
+    (["rollout.precision=float16"], "rollout.precision: must be one of auto, float32, bfloat16"),
     (["game.players=9"], "game: spar allows at most 7 players"),
     (["game.variant=nosuch"], "game: unknown variant 'nosuch'"),
     (["game.options.nosuch=1"], "game: unknown option 'nosuch' for spar"),

@@ -74,9 +74,8 @@ def check(c: Config) -> None:
     for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
         _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
     _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
-    _require(
-        p.precision in PRECISIONS, "ppo.precision", f"one of {', '.join(PRECISIONS)}", p.precision
-    )
+    for key, value in (("ppo.precision", p.precision), ("rollout.precision", c.rollout.precision)):
+        _require(value in PRECISIONS, key, f"one of {', '.join(PRECISIONS)}", value)
     _require(
         len(c.model.hidden) >= 1 and all(h >= 1 for h in c.model.hidden),
         "model.hidden",

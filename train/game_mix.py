@@ -41,11 +41,12 @@ import torch
 from agents import Agent, make_agent
 from agents.ppo.agent import PPOAgent
 from agents.ppo.network import ActorCritic
+from agents.ppo.precision import resolve
 from agents.signature import universal_signature
 from spar_env.observe_v2 import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
 from train.pool import SELF, OpponentPool, snapshot_models
-from train.rollout import Collector, Rollout, merge_rollouts
+from train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
 from train.sections import Config, ConfigError
 
 MIX_KEYS = ("variant", "players", "options", "weight")
@@ -172,6 +173,7 @@ class MixCollector:
 
     def __init__(self, config: Config, rng: np.random.Generator) -> None:
         self.games = mix_games(config)
+        self.precision = resolve(config.rollout.precision)
         counts = shares(config.rollout.games, [g.weight for g in self.games])
         self.collectors = [
             Collector(g.rules, count, rng, view=view_for(g.rules))
@@ -204,18 +206,32 @@ class MixCollector:
         reward_scale: float = 0.0,  # unused: each game has its own scale
         teacher: list[Agent] | None = None,
     ) -> Rollout:
-        """``hands`` hands in every game of every share, one rollout (module docstring)."""
+        """``hands`` hands in every game of every share, one rollout (module docstring).
+
+        The games play in lockstep: each step's decisions of every game are answered by
+        one forward pass per network, the learner's and each snapshot's
+        (:mod:`train.lockstep`).
+        """
         del reward_scale
-        parts = []
-        for i, collector in enumerate(self.collectors):
-            part = collector.collect(model, pool.pools[i], hands, rng, self.scales[i],
-                                     teacher=None if teacher is None else teacher[i])  # fmt: skip
-            name = self.games[i].name
-            payoff = {f"{name}_{entry}": value for entry, value in part.payoff_by_entry.items()}
-            parts.append((part, payoff))
-        merged = merge_rollouts([p for p, _ in parts])
-        seconds = {k: sum(p.seconds[k] for p, _ in parts) for k in merged.seconds}
-        payoff = {k: v for _, by_entry in parts for k, v in by_entry.items()}
+        plays = [
+            collector.play(
+                pool.pools[i],
+                hands,
+                rng,
+                self.scales[i],
+                model.privileged > 0,
+                teacher=None if teacher is None else teacher[i],
+            )  # fmt: skip
+            for i, collector in enumerate(self.collectors)
+        ]
+        parts = collect_in_lockstep(model, plays, self.precision)
+        merged = merge_rollouts(parts)
+        seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
+        payoff = {
+            f"{game.name}_{entry}": value
+            for game, part in zip(self.games, parts, strict=True)
+            for entry, value in part.payoff_by_entry.items()
+        }
         return _replace(merged, seconds=seconds, payoff_by_entry=payoff)
 
     def state_dict(self) -> dict[str, torch.Tensor]:

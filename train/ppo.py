@@ -40,6 +40,7 @@ from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_ch
 from agents.ppo.checkpoint import load_checkpoint
 from agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from agents.ppo.network import ActorCritic
+from agents.ppo.precision import resolve
 from agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
 from spar_env.atomic import atomic_output
 from spar_env.core import unpack
@@ -116,13 +117,14 @@ def make_collector(
     ``game.mix``, one collector per game (:mod:`train.game_mix`)."""
     if is_mix(config):
         return MixCollector(config, rng)
+    precision = resolve(config.rollout.precision)
     if config.ray.enabled:
         from train.distributed.rollout import RayCollector
 
         make_model = partial(build_model, config, rules)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
-                            name=config.run.name)  # fmt: skip
-    return Collector(rules, config.rollout.games, rng)
+                            name=config.run.name, precision=precision)  # fmt: skip
+    return Collector(rules, config.rollout.games, rng, precision=precision)
 
 
 # ----- the run -----------------------------------------------------------------------

@@ -27,14 +27,16 @@ import numpy as np
 import torch
 
 from agents.base import Agent, Situation
-from agents.ppo.agent import sample_actions
+from agents.ppo.agent import PPOAgent, sample_actions
 from agents.ppo.network import ActorCritic
+from agents.ppo.precision import Precision
 from spar_env import core
 from spar_env.core import State, unpack
 from spar_env.history import History, step_with_history
 from spar_env.observe import Encoder, layout_for
 from spar_env.observe_v2 import UniversalView
 from spar_env.rules import Ruleset
+from train.lockstep import LearnerTurn, Play, PolicyTurn, Turn, play_in_lockstep
 from train.pool import LEARNER, OpponentPool
 
 
@@ -101,6 +103,26 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
     )
 
 
+def collect_in_lockstep(
+    model: ActorCritic, plays: Sequence[Play[Rollout]], precision: Precision = "float32"
+) -> list[Rollout]:
+    """The rollouts of several :meth:`Collector.play` driven together
+    (:func:`train.lockstep.play_in_lockstep`), each with its share of the forward passes'
+    time in its ``learner`` and ``opponents`` seconds."""
+    rollouts, seconds = play_in_lockstep(model, plays, precision)
+    return [
+        dataclasses.replace(
+            r,
+            seconds={
+                **r.seconds,
+                "learner": r.seconds["learner"] + float(learner),
+                "opponents": r.seconds["opponents"] + float(opponents),
+            },  # fmt: skip
+        )
+        for r, (learner, opponents) in zip(rollouts, seconds, strict=True)
+    ]
+
+
 def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``uint8 [G, (N-1)*C]``: the hands of the other seats, relative to each decider.
 
@@ -127,8 +149,10 @@ class Collector:
         games: int,
         rng: np.random.Generator,
         view: UniversalView | None = None,
+        precision: Precision = "float32",
     ) -> None:
         self.rules = rules
+        self.precision = precision
         self.state = core.reset(rules, games, rng)
         self.history = History(self.state)
         self.encoder: Encoder | UniversalView = view or Encoder(layout_for(rules))
@@ -172,6 +196,23 @@ class Collector:
         With a ``teacher``, the learner's seats play the teacher's choices
         instead of the network's (for imitation); the records are the same.
         """
+        play = self.play(pool, hands, rng, reward_scale, model.privileged > 0, teacher)
+        (rollout,) = collect_in_lockstep(model, [play], self.precision)
+        return rollout
+
+    def play(
+        self,
+        pool: OpponentPool,
+        hands: int,
+        rng: np.random.Generator,
+        reward_scale: float,
+        privileged: bool,
+        teacher: Agent | None = None,
+    ) -> Play[Rollout]:
+        """:meth:`collect` as a generator: at each step it yields the turns the networks
+        must answer (the learner's, and each snapshot opponent's) and is sent their
+        answers, so that :func:`collect_in_lockstep` answers many collectors' turns in one
+        forward pass per network (:mod:`train.lockstep`)."""
         state, rules = self.state, self.rules
         b, n = state.batch_size, rules.players
         most = rules.hand_size + (1 if rules.weak_hand_exchange else 0)  # decisions per seat
@@ -183,6 +224,7 @@ class Collector:
         counts = np.zeros(len(shares), dtype=np.int64)
         opponents = pool.opponents
         clock = {"learner": 0.0, "opponents": 0.0}
+        suspended = 0.0  # while the driver answers this and the other collectors' turns
         begin = time.perf_counter()
         for hand in range(hands):
             roles, entry = pool.assign(b, rng)
@@ -197,22 +239,44 @@ class Collector:
                 actions = np.zeros(b, dtype=np.int64)
                 mine = np.flatnonzero(role == LEARNER)
                 t0 = time.perf_counter()
+                learner_turn = None
                 if mine.size:
                     s = seat[mine]
-                    step_records = self._learner_step(model, mine, s, rng, teacher)
-                    taken = step_records[2]
-                    actions[mine] = taken if self.view is None else self.view.to_game(taken)
-                    trajectory = (hand * b + mine) * n + s
-                    records.append((*step_records, trajectory, count[mine, s].copy()))
-                    count[mine, s] += 1
+                    learner_turn = self._learner_turn(mine, s, privileged)
+                turns: list[Turn] = [] if learner_turn is None else [learner_turn]
                 t1 = time.perf_counter()
+                seated = []  # the opponents to move: (agent, games, situation, network inputs)
                 for a, agent in enumerate(opponents):
                     theirs = np.flatnonzero(role == a)
                     if theirs.size:
                         situation = Situation(state, self.history, theirs)
-                        actions[theirs] = agent.act(situation, rng).actions
-                clock["learner"] += t1 - t0
-                clock["opponents"] += time.perf_counter() - t1
+                        inputs = None
+                        if isinstance(agent, PPOAgent):  # a network: answered in lockstep
+                            inputs = agent.inputs(situation)
+                            turns.append(PolicyTurn(agent.model, *inputs))
+                        seated.append((agent, theirs, situation, inputs))
+                t2 = time.perf_counter()
+                answers = iter((yield turns) if turns else [])
+                t3 = time.perf_counter()
+                if learner_turn is not None:
+                    logp_all, values = next(answers)
+                    taken, logp = self._choose(learner_turn, logp_all, mine, rng, teacher)
+                    actions[mine] = taken if self.view is None else self.view.to_game(taken)
+                    trajectory = (hand * b + mine) * n + s
+                    records.append((learner_turn.obs, learner_turn.legal, taken, logp, values,
+                                    learner_turn.extra, trajectory, count[mine, s].copy()))  # fmt: skip
+                    count[mine, s] += 1
+                t4 = time.perf_counter()
+                for agent, theirs, situation, inputs in seated:
+                    if isinstance(agent, PPOAgent) and inputs is not None:
+                        decision = agent.decide(next(answers), inputs[1], rng)
+                    else:
+                        decision = agent.act(situation, rng)
+                    actions[theirs] = decision.actions
+                t5 = time.perf_counter()
+                clock["learner"] += (t1 - t0) + (t4 - t3)
+                clock["opponents"] += (t2 - t1) + (t5 - t4)
+                suspended += t3 - t2  # the networks' answers: play_in_lockstep's time
                 step_with_history(state, actions, self.history)
                 payoff += state.rewards
             else:
@@ -247,38 +311,39 @@ class Collector:
             },
             hands=hands * b,
             num_actions=self.num_actions,
-            seconds={**clock, "game": time.perf_counter() - begin - sum(clock.values())},
+            seconds={
+                **clock,
+                "game": time.perf_counter() - begin - suspended - sum(clock.values()),
+            },
         )
 
-    def _learner_step(
-        self,
-        model: ActorCritic,
-        games: np.ndarray,
-        seats: np.ndarray,
-        rng: np.random.Generator,
-        teacher: Agent | None,
-    ) -> tuple[np.ndarray, ...]:
+    def _learner_turn(self, games: np.ndarray, seats: np.ndarray, privileged: bool) -> LearnerTurn:
         state, view = self.state, self.view
         obs = self.encoder.encode(state, seats, games).copy()
         legal = state.legal[games] if view is None else view.legal(state.legal[games])
-        mask = unpack(legal, self.num_actions)
-        extra = hidden_hands(state, games, seats) if model.privileged else None
+        extra = hidden_hands(state, games, seats) if privileged else None
         if extra is not None and view is not None:
             extra = view.hidden(extra)
-        with torch.inference_mode():  # the features once, for both networks
-            inputs = model.critic_input(
-                torch.from_numpy(obs), None if extra is None else torch.from_numpy(extra)
-            )
-            logits, value = model.logits_and_value(inputs, torch.from_numpy(~mask))
-            logp_all = torch.log_softmax(logits, dim=-1)
+        return LearnerTurn(obs, legal, unpack(legal, self.num_actions), extra)
+
+    def _choose(
+        self,
+        turn: LearnerTurn,
+        logp_all: np.ndarray,
+        games: np.ndarray,
+        rng: np.random.Generator,
+        teacher: Agent | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The actions the learner's seats take (sampled, or the teacher's) and their log-probs."""
         if teacher is None:
-            actions = sample_actions(logp_all.exp().numpy() * mask, rng)
+            probs = torch.from_numpy(logp_all).exp().numpy()  # torch's exp, as the agents take it
+            actions = sample_actions(probs * turn.mask, rng)
         else:
-            actions = teacher.act(Situation(state, self.history, games), rng).actions
-            if view is not None:
-                actions = view.action_of[actions]
-        logp = logp_all.numpy()[np.arange(games.size), actions]
-        return obs, legal, actions, logp.astype(np.float32), value.numpy(), extra
+            actions = teacher.act(Situation(self.state, self.history, games), rng).actions
+            if self.view is not None:
+                actions = self.view.action_of[actions]
+        logp = logp_all[np.arange(games.size), actions]
+        return actions, logp.astype(np.float32)
 
     def _deal_next(self, rng: np.random.Generator) -> None:
         """The next hand everywhere: the winner deals, or a new session once one is over."""

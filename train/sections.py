@@ -57,6 +57,9 @@ class GameSection:
 class RolloutSection:
     games: int = 2048  # games played at once on the batch core
     hands: int = 1  # hands each game plays per rollout
+    # The arithmetic of the learner's forward passes in rollouts: float32 (the exported
+    # bot's), or auto | bfloat16 as ppo.precision (several times faster on a wide network).
+    precision: str = "float32"
 
 
 _UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)

@@ -132,11 +132,19 @@ class PPOAgent:
         return cls(rules, model, greedy, where=f"ppo:{path}", universal=is_universal(signature))
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
+        obs, mask = self.inputs(situation)
+        return self.decide(policy_probs(self.model, obs, mask), mask, rng)
+
+    def inputs(self, situation: Situation) -> tuple[np.ndarray, np.ndarray]:
+        """What the network reads of a situation: observations and legal masks (observation
+        v2 and the v2 grid for a universal agent)."""
         if self.view is None:
-            obs, mask = situation.obs, situation.mask
-        else:
-            obs, mask = self.view.inputs(situation)
-        probs = policy_probs(self.model, obs, mask)
+            return situation.obs, situation.mask
+        return self.view.inputs(situation)
+
+    def decide(self, probs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> Decision:
+        """The decision from the network's policy ``probs`` over :meth:`inputs` (a collector
+        may compute it for many games at once: :mod:`train.lockstep`)."""
         check_answer(probs, mask, self.where)
         actions = probs.argmax(axis=1) if self.greedy else sample_actions(probs, rng)
         if self.view is not None:

@@ -36,6 +36,7 @@ import torch
 
 from agents.base import Agent
 from agents.ppo.network import ActorCritic
+from agents.ppo.precision import Precision
 from spar_env.rules import Ruleset
 from train.config import RaySection
 from train.distributed import connect
@@ -58,13 +59,13 @@ class RolloutWorker:
 
     def __init__(
         self, rules: Ruleset, games: int, seed: int, index: int, make_model: ModelMaker,
-        threads: int,
+        threads: int, precision: Precision = "float32",
     ) -> None:  # fmt: skip
         torch.set_num_threads(threads)
         self.rules = rules
         self.make_model = make_model
         self.rng = np.random.default_rng([seed, WORKER_STREAM, index])
-        self.collector = Collector(rules, games, self.rng)
+        self.collector = Collector(rules, games, self.rng, precision=precision)
         self.model = make_model()
         self.pools: dict[tuple[Any, ...], OpponentPool] = {}
 
@@ -112,11 +113,12 @@ class RayCollector:
 
     def __init__(
         self, rules: Ruleset, games: int, seed: int, make_model: ModelMaker,
-        settings: RaySection, *, name: str = "run",
+        settings: RaySection, *, name: str = "run", precision: Precision = "float32",
     ) -> None:  # fmt: skip
         self.ray = connect(settings.address, settings.timeout)
         self.rules = rules
         self.seed, self.make_model, self.settings, self.name = seed, make_model, settings, name
+        self.precision = precision
         workers = settings.workers
         self._worker_class = self.ray.remote(RolloutWorker)
         self.games = [part.size for part in np.array_split(np.arange(games), workers)]
@@ -140,8 +142,9 @@ class RayCollector:
         threads = self.settings.cpus_per_worker
         actor = self._worker_class.options(name=self.actor_name(worker), num_cpus=threads)
         return actor.remote(
-            self.rules, self.games[worker], self.seed, worker, self.make_model, threads
-        )
+            self.rules, self.games[worker], self.seed, worker, self.make_model, threads,
+            self.precision,
+        )  # fmt: skip
 
     def _replace(self, worker: int) -> None:
         """A new actor for ``worker``, in the state its last one had before this rollout."""

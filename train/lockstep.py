@@ -1,0 +1,141 @@
+"""Many games' network decisions in few forward passes: the collectors of a rollout in lockstep.
+
+A collector's :meth:`~train.rollout.Collector.play` is a generator. At each
+step of its games it yields the decisions networks must take:
+
+- a :class:`LearnerTurn`, the learner's seats: answered with the policy's
+  log-probabilities and the critic's values;
+- a :class:`PolicyTurn` for each opponent that is a network (a snapshot of
+  the pool): answered with the policy's probabilities;
+
+and it is sent the answers back, in the order asked. :func:`play_in_lockstep`
+drives many such generators at once (one per game of a mix,
+:mod:`train.game_mix`): each round, it groups every pending turn by network
+and each network answers its group in one forward pass. For 49 games of a
+few hundred hands each, that is one pass per network and step instead of 49.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+
+from agents.ppo.network import ActorCritic
+from agents.ppo.precision import Precision, arithmetic
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class LearnerTurn:
+    """The learner's decisions of one step in one collector: what the network reads."""
+
+    obs: np.ndarray  # uint8 [g, D]
+    legal: np.ndarray  # uint64 [g] legal actions as a bit set
+    mask: np.ndarray  # bool [g, A] the same, unpacked
+    extra: np.ndarray | None  # uint8 [g, E] the privileged critic's input, if any
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyTurn:
+    """An opponent network's decisions of one step in one collector."""
+
+    model: ActorCritic
+    obs: np.ndarray  # uint8 [g, D]
+    mask: np.ndarray  # bool [g, A]
+
+
+Turn = LearnerTurn | PolicyTurn
+Play = Generator[list[Turn], list[Any], R]
+"""A collector's play: yields the turns of a step, is sent their answers, returns its result."""
+
+
+def play_in_lockstep(
+    learner: ActorCritic, plays: Sequence[Play[R]], precision: Precision = "float32"
+) -> tuple[list[R], np.ndarray]:
+    """Drive ``plays`` together (module docstring); the matrix products in ``precision``.
+
+    Returns each play's result, and the seconds of forward passes each was answered
+    by, ``[len(plays), 2]``: the learner's, then the opponents' (a pass's time shared
+    out by rows).
+    """
+    results: dict[int, R] = {}
+    seconds = np.zeros((len(plays), 2))
+    pending: dict[int, list[Turn]] = {}
+
+    def advance(i: int, answers: list[Any] | None) -> None:
+        try:
+            pending[i] = plays[i].send(answers)  # type: ignore[arg-type]  # None starts it
+        except StopIteration as stop:
+            results[i] = stop.value
+
+    for i in range(len(plays)):
+        advance(i, None)
+    while pending:
+        asked = dict(pending)
+        pending.clear()
+        by_network: dict[int, list[tuple[int, int]]] = {}  # network -> (play, turn index)
+        for i, turns in asked.items():
+            for k, turn in enumerate(turns):
+                network = learner if isinstance(turn, LearnerTurn) else turn.model
+                by_network.setdefault(id(network), []).append((i, k))
+        answers: dict[int, list[Any]] = {i: [None] * len(turns) for i, turns in asked.items()}
+        for members in by_network.values():
+            turns = [asked[i][k] for i, k in members]
+            begin = time.perf_counter()
+            if isinstance(turns[0], LearnerTurn):
+                outs, column = learner_answers(learner, turns, precision), 0  # type: ignore[arg-type]
+            else:
+                outs, column = policy_answers(turns, precision), 1  # type: ignore[assignment,arg-type]
+            rows = np.array([t.obs.shape[0] for t in turns], dtype=np.float64)
+            share = (time.perf_counter() - begin) * rows / rows.sum()
+            for (i, k), out, part in zip(members, outs, share, strict=True):
+                answers[i][k] = out
+                seconds[i, column] += part
+        for i in asked:
+            advance(i, answers[i])
+    return [results[i] for i in range(len(plays))], seconds
+
+
+def _joined(arrays: Sequence[np.ndarray]) -> torch.Tensor:
+    return torch.from_numpy(arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
+
+
+def _split(array: np.ndarray, turns: Sequence[Turn]) -> list[np.ndarray]:
+    return np.split(array, np.cumsum([t.obs.shape[0] for t in turns])[:-1])
+
+
+def learner_answers(
+    model: ActorCritic, turns: Sequence[LearnerTurn], precision: Precision = "float32"
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Log-probabilities ``float32 [g, A]`` and values ``[g]`` of each turn, in one pass."""
+    extras = [t.extra for t in turns]
+    with torch.inference_mode():  # the features once, for both networks
+        inputs = model.critic_input(
+            _joined([t.obs for t in turns]),
+            None if extras[0] is None else _joined(extras),  # type: ignore[arg-type]
+        )
+        mask = _joined([t.mask for t in turns])
+        with arithmetic(precision):
+            logits, value = model.logits_and_value(inputs, ~mask)
+        logp_all = torch.log_softmax(logits.float(), dim=-1).numpy()
+    values = value.float().numpy()
+    return list(zip(_split(logp_all, turns), _split(values, turns), strict=True))
+
+
+def policy_answers(
+    turns: Sequence[PolicyTurn], precision: Precision = "float32"
+) -> list[np.ndarray]:
+    """The masked policy ``float32 [g, A]`` of each turn (one network's), in one pass: in
+    float32, exactly :func:`agents.ppo.agent.policy_probs`."""
+    with torch.inference_mode():
+        mask = _joined([t.mask for t in turns])
+        with arithmetic(precision):
+            logits = turns[0].model.policy_logits(_joined([t.obs for t in turns]), mask)
+        probs = torch.softmax(logits.float(), dim=-1).masked_fill(~mask, 0.0).numpy()
+    return _split(probs, turns)
