@@ -70,8 +70,16 @@ def check_signature(signature: dict[str, Any], rules: Ruleset, where: str) -> st
 
 
 def rules_of(signature: dict[str, Any]) -> Ruleset:
-    """The ruleset a policy was trained for (a universal policy's first game)."""
-    game = signature["games"][0] if is_universal(signature) else signature
+    """The ruleset a policy was trained for; for a universal policy, the game to play when
+    none is named: the default game (``spar``, 4 players) if it covers it, else its first."""
+    if not is_universal(signature):
+        return make_rules(
+            signature["variant"], players=signature["players"], **signature["options"]
+        )
+    default = make_rules("spar")
+    if game_key(default) in signature["games"]:
+        return default
+    game = signature["games"][0]
     return make_rules(game["variant"], players=game["players"], **game["options"])
 
 

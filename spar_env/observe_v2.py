@@ -167,8 +167,9 @@ class UniversalView:
         return out
 
     @cached_property
-    def _columns(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(src, dst)``: v1 column ``src[i]`` goes to v2 column ``dst[i]``."""
+    def column_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(src, dst)``: v1 column ``src[i]`` goes to v2 column ``dst[i]`` (each ``dst``
+        once; every v2 column outside ``dst`` holds :attr:`constants`)."""
         r, layout = self.rules, layout_for(self.rules)
         n, c, h = r.players, r.num_card_ids, r.hand_size
         pairs: list[tuple[int, int]] = []
@@ -197,6 +198,13 @@ class UniversalView:
         add("trick_points", tricks, tricks)
         src, dst = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
         return src, dst
+
+    @cached_property
+    def hidden_columns(self) -> np.ndarray:
+        """``int64 [(N-1)*C]``: the columns of :meth:`hidden`'s output this game fills."""
+        n, c = self.rules.players, self.rules.num_card_ids
+        k, card = np.divmod(np.arange((n - 1) * c), c)
+        return k * _U + self.card_of[card]
 
     @cached_property
     def constants(self) -> np.ndarray:
@@ -236,8 +244,11 @@ class UniversalView:
         self, state: State, seats: np.ndarray | int, games: np.ndarray | None = None
     ) -> np.ndarray:
         """A new ``uint8 [G, D]``: the v2 observations of ``seats`` (as :func:`encode_v2`)."""
-        v1 = self._encoder.encode(state, seats, games)
-        src, dst = self._columns
+        return self.from_v1(self._encoder.encode(state, seats, games))
+
+    def from_v1(self, v1: np.ndarray) -> np.ndarray:
+        """A new ``uint8 [G, D]``: the v2 observations of the game's v1 observations."""
+        src, dst = self.column_map
         out = np.repeat(self.constants[None, :], v1.shape[0], axis=0)
         out[:, dst] = v1[:, src]
         return out
@@ -254,8 +265,12 @@ class UniversalView:
 
     def mask(self, bits: np.ndarray) -> np.ndarray:
         """``bool [G, 50]``: the legal v2 actions of the game's bit sets."""
-        out = np.zeros((bits.shape[0], NUM_ACTIONS_V2), dtype=bool)
-        out[:, self.action_of] = unpack(bits, self.rules.num_actions)
+        return self.widen_mask(unpack(bits, self.rules.num_actions))
+
+    def widen_mask(self, mask: np.ndarray) -> np.ndarray:
+        """``bool [G, 50]``: the game's own legal-action mask ``[G, A]`` on the v2 grid."""
+        out = np.zeros((mask.shape[0], NUM_ACTIONS_V2), dtype=bool)
+        out[:, self.action_of] = mask
         return out
 
     def to_game(self, actions: np.ndarray) -> np.ndarray:
@@ -271,10 +286,8 @@ class UniversalView:
 
     def hidden(self, hands: np.ndarray) -> np.ndarray:
         """``uint8 [G, (P-1)*U]``: v1's other-seat hands ``[G, (N-1)*C]`` on the padded axes."""
-        n, c = self.rules.players, self.rules.num_card_ids
         out = np.zeros((hands.shape[0], (_P - 1) * _U), dtype=np.uint8)
-        k, card = np.divmod(np.arange((n - 1) * c), c)
-        out[:, k * _U + self.card_of[card]] = hands
+        out[:, self.hidden_columns] = hands
         return out
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 
 from agents.answers import check_answer
@@ -31,6 +32,7 @@ from agents.export.metadata import (
     run_of,
     signature_of,
 )
+from agents.export.specialise import specialise
 from agents.signature import is_universal, rules_of
 from spar_env import shipped
 from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
@@ -98,7 +100,12 @@ class OnnxAgent:
     """Plays an exported bot (see the module docstring)."""
 
     def __init__(
-        self, rules: Ruleset, session: ort.InferenceSession, greedy: bool = True, where: str = ""
+        self,
+        rules: Ruleset,
+        session: ort.InferenceSession,
+        greedy: bool = True,
+        where: str = "",
+        source: str | os.PathLike | bytes | None = None,
     ) -> None:
         if not isinstance(greedy, bool):
             raise ValueError(f"onnx: greedy must be true or false; got {greedy!r}")
@@ -112,10 +119,20 @@ class OnnxAgent:
         universal = is_universal(signature_of(self.meta, where))
         self.view: UniversalView | None = view_for(rules) if universal else None  # observation v2
         self._check_graph(where)
+        # A universal bot plays through its game's own graph (agents.export.specialise), made
+        # from the model file (``source``) once; without it, through observation v2.
+        self.game_session: ort.InferenceSession | None = None
+        if self.view is not None and source is not None:
+            model = (
+                onnx.load_from_string(source) if isinstance(source, bytes) else onnx.load(source)
+            )
+            game_bot = specialise(model, self.view, where).SerializeToString()
+            self.game_session = load_session(game_bot, where)
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> OnnxAgent:
-        return cls(rules, load_session(path, str(path)), greedy, where=f"onnx:{path}")
+        session = load_session(path, str(path))
+        return cls(rules, session, greedy, where=f"onnx:{path}", source=path)
 
     @property
     def run(self) -> dict[str, Any]:
@@ -131,15 +148,23 @@ class OnnxAgent:
         check_answer(probs, mask, self.where)
         return probs
 
-    def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
+    def game_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float32 [G, A]``: the policy on the game's own observation (v1) and actions,
+        as :meth:`act` plays it (a universal bot: its game's own graph, if it has one)."""
         if self.view is None:
-            obs, mask = situation.obs, situation.mask
-        else:
-            obs, mask = self.view.inputs(situation)
-        probs = self.probs(obs, mask)
+            return self.probs(obs, mask)
+        if self.game_session is None:
+            v2_probs = self.probs(self.view.from_v1(obs), self.view.widen_mask(mask))
+            return self.view.game_probs(v2_probs)
+        if obs.shape[0] == 0:
+            return np.zeros((0, mask.shape[1]), dtype=np.float32)
+        probs = run_session(self.game_session, obs, mask)
+        check_answer(probs, mask, self.where)
+        return probs
+
+    def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
+        probs = self.game_probs(situation.obs, situation.mask)
         actions = probs.argmax(axis=1) if self.greedy else _sample(probs, rng)
-        if self.view is not None:
-            return Decision(self.view.to_game(actions), self.view.game_probs(probs))
         return Decision(actions.astype(np.int64), probs)
 
     def _check_graph(self, where: str) -> None:

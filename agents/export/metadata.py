@@ -19,7 +19,8 @@ key                  value
 ``action_ids``       how the ids are laid out, in words
 ``games``            JSON list (universal bots, observation v2 only): every game the
                      bot covers, each ``{"variant", "players", "options"}``;
-                     ``variant``, ``players`` and ``options`` then name the first
+                     ``variant``, ``players`` and ``options`` then name the game it
+                     plays when none is named (4-player ``spar`` if covered)
 ``run``              JSON: ``name``, ``update`` and ``checkpoint`` of the training run
 ``config``           JSON: the training config in force
 ===================  ==========================================================
@@ -90,7 +91,7 @@ def bot_metadata(
     """The metadata of a bot for ``rules``, trained by ``run`` with ``config`` (module docstring).
 
     A universal bot passes its ``signature`` (:func:`agents.signature.universal_signature`);
-    ``rules`` is then its first game.
+    ``rules`` is then the game it plays when none is named (:func:`agents.signature.rules_of`).
     """
     universal = signature is not None and is_universal(dict(signature))
     sig = dict(signature) if universal and signature is not None else game_signature(rules)
