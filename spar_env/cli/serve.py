@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
-    lobby = Lobby(shipped_spec(), args.opponents, overrides)
+    lobby = Lobby(shipped_specs(), args.opponents, overrides)
     if not any(lobby.variants.values()):
         raise ValueError(f"--set {' '.join(args.overrides)}: no variant can be played with it")
     app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
@@ -91,11 +91,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def shipped_spec() -> str:
-    """The shipped bot's agent spec, as ``spar play`` finds it."""
-    from spar_env.cli.play import _shipped_spec
+def shipped_specs() -> list[str]:
+    """The shipped bots' agent specs, in the order ``spar play`` prefers them: the
+    specialist of 4-player spar, then the universal bot."""
+    from spar_env.shipped import default_bots
 
-    return _shipped_spec()
+    return [f"onnx:{name}" for name in default_bots()]
 
 
 def _hosts(host: str) -> list[str] | None:

@@ -31,7 +31,7 @@ from spar_env.rules.ruleset import LAST_TWO
 
 ENDS = ("default", "target:5", "target:10", "target:15")
 FIELDS = ("variant", "players", "opponents", "ace_of_spades", "last_two", "end")
-FALLBACK = "heuristic"  # seated when the shipped bot was not trained for the game asked for
+FALLBACK = "heuristic"  # seated when no shipped bot was trained for the game asked for
 PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
 PLAYER_COUNTS = range(2, 9)
 
@@ -62,7 +62,8 @@ class Lobby:
     """The server's offer, and the agents it has built.
 
     Args:
-        shipped: the agent spec of the shipped bot.
+        shipped: the agent specs of the shipped bots, in order of preference (the
+            ``shipped`` opponent is the first that plays the game asked for).
         extra: agent specs the server was started with (offered first).
         overrides: ruleset fields set for every game (``--set`` of ``spar serve``).
         make_agent: builds an agent from a spec and a ruleset (the agent registry).
@@ -70,7 +71,7 @@ class Lobby:
 
     def __init__(
         self,
-        shipped: str,
+        shipped: str | Sequence[str],
         extra: Sequence[str] = (),
         overrides: dict[str, object] | None = None,
         make_agent: Callable[[str, Ruleset], Any] | None = None,
@@ -78,12 +79,12 @@ class Lobby:
         if make_agent is None:
             from agents import make_agent
         self._make_agent = make_agent
-        self.shipped = shipped
+        self.shipped = [shipped] if isinstance(shipped, str) else list(shipped)
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
         for opponent in (
             *(Opponent(spec, spec, spec) for spec in extra),
-            Opponent("shipped", "the shipped bot (trained for 4-player spar)", shipped),
+            Opponent("shipped", "the shipped bot", self.shipped[0]),
             Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
             Opponent("pimc", "pimc: the search bot", "pimc"),
         ):
@@ -147,22 +148,35 @@ class Lobby:
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
         note = None
+        if opponent.id == "shipped":  # the first shipped bot trained for this game
+            spec = self._shipped_for(rules)
+            if spec is None:
+                note = f"no shipped bot was trained for this game; your opponents are {FALLBACK}"
+                spec, lineup = FALLBACK, self.opponents[FALLBACK].label
+            else:
+                lineup = f"{opponent.label} ({spec})"
+            opponent = Opponent(opponent.id, lineup, spec)
         try:
             agent = self._agent(opponent.spec, rules)
-            lineup = opponent.label
         except ValueError as e:
-            if opponent.spec != self.shipped:
-                raise FormError(f"opponents {opponent.id}: {e}") from None
-            note = f"the shipped bot plays only the game it was trained for; your opponents are {FALLBACK}"
-            agent, lineup = self._agent(FALLBACK, rules), self.opponents[FALLBACK].label
+            raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
-        return Setup(rules, bots, self._hint(rules, opponent), lineup, note)
+        return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note)
+
+    def _shipped_for(self, rules: Ruleset) -> str | None:
+        for spec in self.shipped:
+            try:
+                self._agent(spec, rules)
+            except ValueError:
+                continue
+            return spec
+        return None
 
     def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
         """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
         from agents.registry import parse_spec
 
-        for spec in (opponent.spec, self.shipped):
+        for spec in (opponent.spec, *self.shipped):
             if parse_spec(spec)[0] in PROBABILITY_AGENTS:
                 try:
                     return self._agent(spec, rules)
