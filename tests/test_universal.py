@@ -252,3 +252,99 @@ def test_spar_play_seats_the_shipped_universal_bot_and_never_falls_back(args, se
     child.sendline("q")
     child.expect("final scores")
     assert finish(child) == 0
+
+
+def test_the_shipped_universal_bot_plays_each_game_through_its_own_graph() -> None:
+    """The game's own graph (v1 in, the game's actions out) gives the v2 graph's policy."""
+    from agents.export.bot import OnnxAgent, load_session
+    from agents.export.metadata import signature_of
+    from agents.signature import rules_of
+
+    session = load_session(SHIPPED_UNIVERSAL, "bot")
+    games = signature_of(session.get_modelmeta().custom_metadata_map, "bot")["games"]
+    rng = np.random.default_rng(1)
+    for game in games:
+        rules = rules_of({"games": [game]})
+        fast = OnnxAgent.from_path(rules, SHIPPED_UNIVERSAL)
+        assert fast.game_session is not None
+        state = random_states(rules, 48, rng)
+        situation = Situation(state, History(state), np.flatnonzero(~state.terminated))
+        probs = fast.act(situation, rng).probs
+        view = view_for(rules)
+        through_v2 = view.game_probs(fast.probs(*view.inputs(situation)))
+        np.testing.assert_allclose(probs, through_v2, atol=1e-5, err_msg=str(game))
+        assert probs.shape == (situation.games.size, rules.num_actions)
+        slow = OnnxAgent(rules, session).act(situation, rng).probs  # no file: observation v2
+        np.testing.assert_allclose(slow, through_v2, atol=1e-6)
+
+
+def test_a_universal_bot_whose_graph_is_not_an_exported_actor_is_refused(tmp_path) -> None:
+    import onnx
+
+    model = onnx.load(SHIPPED_UNIVERSAL)
+    for tensor in model.graph.initializer:  # a graph rewritten by another tool
+        if tensor.name == "model.actor.0.bias":
+            tensor.name = "first_bias"
+    for node in model.graph.node:
+        node.input[:] = ["first_bias" if i == "model.actor.0.bias" else i for i in node.input]
+    bot = tmp_path / "renamed.onnx"
+    onnx.save(model, bot)
+    with pytest.raises(ValueError, match=r"renamed.onnx: not the graph of an exported actor$"):
+        make_agent(f"onnx:{bot}", make_rules("sipa", players=3))
+
+
+def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game() -> None:
+    from spar_env.cli.serve import shipped_specs
+    from spar_env.web import Lobby
+
+    lobby = Lobby(shipped_specs())
+    for form, spec in (
+        ({"variant": "spar", "players": 4}, "onnx:spar4"),
+        ({"variant": "sipa", "players": 3}, "onnx:universal"),
+        ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
+        ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
+    ):
+        setup = lobby.setup({**form, "opponents": "shipped"})
+        assert setup.note is None and setup.lineup == f"the shipped bot ({spec})", form
+        assert setup.hint is setup.bots[1]  # the seated bot gives the hints too
+    setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
+    assert setup.lineup == "heuristic: the rule-based expert"
+    assert setup.note == "no shipped bot was trained for this game; your opponents are heuristic"
+
+
+def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
+    universal_bot, tmp_path, capsys
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import universal_card
+    import universal_table
+
+    from spar_env.cli import main
+
+    run, bot = universal_bot
+    rows = universal_table.run(f"onnx:{bot}", 20, [("spar", 3, ())])
+    (tmp_path / "table.json").write_text(json.dumps(rows))
+    lineup = [f"onnx:{bot}", "heuristic", "heuristic"]
+    argv = ["bench", *lineup, "--variant", "spar", "--players", "3", "--deals", "20", "--seed", "0"]
+    assert main([*argv, "--json"]) == 0
+    (tmp_path / "bench.json").write_text(capsys.readouterr().out)
+    card_file = tmp_path / "card.json"
+    universal_card.main(["--run", str(run), "--bot", str(bot), "--table", str(tmp_path / "table.json"),
+                         "--bench", f"heuristic={tmp_path / 'bench.json'}", "--machine", "here",
+                         "--out", str(card_file)])  # fmt: skip
+    card = json.loads(card_file.read_text())
+    assert card["trained"]["update"] == 2 and card["trained"]["config"]["game"]["mix"]
+    assert len(card["games"]) == 4 and card["game"].startswith("4 games, every one it covers")
+    assert card["table"]["games_above_zero"] == f"{int(rows[0]['above_zero'])} of 1"
+    entry = card["bench"]["heuristic"]
+    assert entry["command"] == "spar " + " ".join(argv)  # the command that gives the figure
+    assert entry["mean_payoff"] == pytest.approx(rows[0]["mean_payoff"], abs=1e-4)
+
+
+def test_the_game_graph_masks_illegal_actions_as_the_network_does() -> None:
+    from agents.export import specialise
+    from agents.ppo import network
+
+    assert specialise.ILLEGAL_LOGIT == network.ILLEGAL_LOGIT

@@ -1,0 +1,128 @@
+"""The card of a universal bot (``checkpoints/universal.json``), from its run and its benchmarks.
+
+Every figure comes from a file a command wrote, and the card names that command::
+
+    spar export runs/universal --out checkpoints/universal.onnx
+    python benchmarks/universal_table.py --bot checkpoints/universal.onnx --deals 20000 --json table.json
+    spar bench onnx:checkpoints/universal.onnx onnx:checkpoints/spar4.onnx onnx:checkpoints/spar4.onnx \\
+        onnx:checkpoints/spar4.onnx --variant spar --players 4 --deals 20000 --seed 0 --json > specialist.json
+    spar bench onnx:checkpoints/universal.onnx pimc pimc pimc --variant spar --players 4 \\
+        --deals 4000 --seed 0 --json > pimc.json
+    python benchmarks/onnx_speed.py --bot checkpoints/universal.onnx --game spar4 --json speed.json
+    python benchmarks/universal_card.py --run runs/universal --bot checkpoints/universal.onnx \\
+        --table table.json --bench specialist=specialist.json --bench pimc=pimc.json \\
+        --speed speed.json --machine "2-core VM, CPU only" --out checkpoints/universal.json
+
+It reads the run's last checkpoint (its config, update, learner decisions and
+minutes), the bot's metadata (the games it covers) and the JSON of each
+benchmark, and writes the card atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from agents.export.bot import load_session
+from agents.export.metadata import signature_of
+from agents.ppo.agent import latest_checkpoint
+from agents.ppo.checkpoint import load_checkpoint
+from agents.signature import covered_text
+from spar_env.atomic import atomic_output
+from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_SIZE
+
+
+def bench_entry(path: Path) -> dict[str, Any]:
+    """A ``spar bench --json`` file as a card entry: its command, and the first agent's figure."""
+    text = path.read_text(encoding="utf-8")
+    found = json.loads(text[text.index("{") :])  # past the "the game is ..." line, if any
+    options = [f"--set {k}={json.dumps(v) if isinstance(v, bool) else v}"
+               for k, v in found["options"].items()]  # fmt: skip
+    command = (
+        shlex.join(["spar", "bench", *found["lineup"]])
+        + " "
+        + " ".join(
+            [
+                f"--variant {found['variant']}",
+                f"--players {found['players']}",
+                *options,
+                f"--deals {found['deals']}",
+                f"--seed {found['seed']}",
+            ]  # fmt: skip
+        )
+    )
+    first = found["agents"][0]
+    low, high = first["ci95"]
+    return {"command": command, "deals": found["deals"],
+            "mean_payoff": round(first["mean_payoff"], 4),
+            "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
+    parser.add_argument("--run", type=Path, required=True, help="the training run folder")
+    parser.add_argument("--bot", type=Path, required=True, help="the exported bot")
+    parser.add_argument("--table", type=Path, required=True, help="universal_table.py --json")
+    parser.add_argument("--bench", action="append", default=[], metavar="NAME=FILE",
+                        help="a spar bench --json file, under NAME")  # fmt: skip
+    parser.add_argument("--speed", type=Path, help="onnx_speed.py --json")
+    parser.add_argument("--machine", default="", help="where it was trained and measured")
+    parser.add_argument("--out", type=Path, required=True, help="the card to write")
+    args = parser.parse_args(argv)
+
+    checkpoint = load_checkpoint(latest_checkpoint(args.run))
+    counters = checkpoint["counters"]
+    meta = load_session(args.bot, str(args.bot)).get_modelmeta().custom_metadata_map
+    games = signature_of(meta, str(args.bot))["games"]
+    cells = json.loads(args.table.read_text(encoding="utf-8"))  # universal_table.py's rows
+    above = sum(cell["above_zero"] for cell in cells)
+    card: dict[str, Any] = {
+        "bot": str(args.bot),
+        "game": f"{len(games)} games, every one it covers: {covered_text(games)}",
+        "games": games,
+        "inputs": (
+            f"obs uint8 [batch, {OBS_V2_SIZE}] (spar_env.observe_v2, observation v2), mask bool "
+            f"[batch, {NUM_ACTIONS_V2}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
+            f"probs float32 [batch, {NUM_ACTIONS_V2}], 0 on illegal actions. Loaded for one game, "
+            "it plays through that game's own graph (agents/export/specialise.py)"
+        ),
+        "size_bytes": args.bot.stat().st_size,
+        "trained": {
+            "command": f"spar train configs/ppo_universal.toml --runs-dir {args.run.parent}",
+            "update": counters["update"],
+            "learner_decisions": counters["decisions"],
+            "training_minutes": round(counters["seconds"] / 60, 1),
+            "machine": args.machine,
+            "config": checkpoint["config"],
+        },
+        "exported": f"spar export {args.run} --out {args.bot}",
+        "table": {
+            "what": "mean payoff per hand (stakes) of the bot's seat against heuristic in every "
+            "other seat, duplicate deals with every rotation, seed 0, 95% interval over deals",
+            "command": f"python benchmarks/universal_table.py --bot {args.bot} "
+            f"--deals {cells[0]['deals']} --json table.json",
+            "games_above_zero": f"{above} of {len(cells)}",
+            "cells": cells,
+        },
+        "bench": {},
+    }
+    for item in args.bench:
+        name, _, file = item.partition("=")
+        card["bench"][name] = bench_entry(Path(file))
+    if args.speed:
+        speed = json.loads(args.speed.read_text(encoding="utf-8"))
+        card["bench"]["speed"] = {
+            "command": f"python benchmarks/onnx_speed.py --bot {args.bot} --game {speed['game']}",
+            **speed,
+        }
+    with atomic_output(args.out) as f:
+        json.dump(card, f, indent=2)
+        f.write("\n")
+    print(f"{args.out}: {card['table']['games_above_zero']} games above 0 against heuristic")
+
+
+if __name__ == "__main__":
+    main()
