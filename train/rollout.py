@@ -217,7 +217,7 @@ class Collector:
         b, n = state.batch_size, rules.players
         most = rules.hand_size + (1 if rules.weak_hand_exchange else 0)  # decisions per seat
         shares = list(pool.shares())
-        records: list[tuple[np.ndarray, ...]] = []
+        records: list[tuple[np.ndarray | None, ...]] = []
         rewards = np.zeros((hands, b, n), dtype=np.float32)
         lengths = np.zeros((hands, b, n), dtype=np.int64)
         sums = np.zeros(len(shares))
@@ -291,19 +291,13 @@ class Collector:
             self._deal_next(rng)
         if not records:
             raise RuntimeError("the learner held no seat in this rollout; check [pool] mix")
-        obs, legal, acts, logp, values, extra, trajectory, position = (
-            np.concatenate(parts) if parts[0] is not None else None
-            for parts in zip(*records, strict=True)
-        )
+        fields = ("obs", "legal", "actions", "logp", "values", "extra", "trajectory", "position")
+        joined = {
+            name: np.concatenate(parts) if parts[0] is not None else None
+            for name, parts in zip(fields, zip(*records, strict=True), strict=True)
+        }
         return Rollout(
-            obs=obs,
-            legal=legal,
-            actions=acts,
-            logp=logp,
-            values=values,
-            extra=extra,
-            trajectory=trajectory,
-            position=position,
+            **joined,  # type: ignore[arg-type]  # only ``extra`` may be None
             rewards=rewards.reshape(-1),
             lengths=lengths.reshape(-1),
             payoff_by_entry={

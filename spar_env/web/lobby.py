@@ -77,7 +77,9 @@ class Lobby:
         make_agent: Callable[[str, Ruleset], Any] | None = None,
     ) -> None:
         if make_agent is None:
-            from agents import make_agent
+            from agents import make_agent as registry_make_agent
+
+            make_agent = registry_make_agent
         self._make_agent = make_agent
         self.shipped = [shipped] if isinstance(shipped, str) else list(shipped)
         self.overrides = dict(overrides or {})
