@@ -68,9 +68,10 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
 
 
 def default_bots() -> list[str]:
-    """The shipped bots ``spar play`` seats, in order of preference: the specialist of the
-    default game, then the universal bot (where it is shipped)."""
-    return [name for name in (DEFAULT_BOT, UNIVERSAL_BOT) if name in bot_names()]
+    """The shipped bots ``spar play`` and ``spar serve`` seat, in order of preference: the
+    universal bot (it plays 49 games, and 4-player spar better than the specialist), then
+    the specialist of the default game."""
+    return [name for name in (UNIVERSAL_BOT, DEFAULT_BOT) if name in bot_names()]
 
 
 def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:

@@ -333,12 +333,12 @@ def test_spar_play_in_a_terminal_leaves_at_the_end_of_input_and_on_q() -> None:
 
 def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() -> None:
     child = spawn("--seed", "14")
-    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:spar4\)")
+    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:universal\)")
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--target", "20", "--seed", "14")
-    child.expect(r"this\s+game\s+is\s+spar\s+with\s+4\s+players\s+\(end=target:20\)")
+    child.expect(r"no\s+shipped\s+bot\s+plays\s+spar\s+with\s+4\s+players\s+\(end=target:20\)")
     child.expect(r"your\s+opponents\s+are\s+heuristic")
     child.expect("your card: ")
     child.sendeof()
@@ -354,5 +354,20 @@ def test_spar_play_refuses_bad_options_in_one_line(capsys) -> None:
     assert "one spec for every other seat or 3 specs" in capsys.readouterr().err
     assert main(["play", "--hint", "heuristic"]) == 2
     assert "a hint needs an onnx or ppo bot" in capsys.readouterr().err
+    assert (
+        main(["play", "--opponents", "heuristic", "--players", "3", "--target", "20", "--hint"])
+        == 2
+    )
+    assert "--hint: no shipped bot plays this game; name one" in capsys.readouterr().err
     assert main(["play", "--end", "hands:2", "--target", "5"]) == 2
     assert "give --end or --target, not both" in capsys.readouterr().err
+
+
+def test_the_hint_comes_from_the_shipped_bot_that_plays_the_game() -> None:
+    from spar_env.cli.play import _hint
+
+    rules = make_rules("sipa", players=3)  # heuristic opponents: the hint is the universal bot's
+    term = Script(["1"] * rules.hand_size)
+    play_session(table_for(rules, seed=6), term, hint=_hint("", {1: "heuristic"}, rules))
+    views = [s for s in term.shown if "your hand:" in s]
+    assert views and all("hint, the bot's policy: " in v for v in views)

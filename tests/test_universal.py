@@ -46,7 +46,7 @@ def test_every_play_preset_at_every_player_count_fits_v2_which_carries_all_of_v1
 ) -> None:
     rules = make_rules(variant, players=players)
     view, layout = view_for(rules), layout_for(rules)
-    src, dst = view._columns
+    src, dst = view.column_map
     assert sorted(set(src.tolist())) == list(range(layout.size))  # every v1 entry moves to v2
     state = random_states(rules, 16, np.random.default_rng(players))
     rules_at = OFFSETS["seat_in_game"]
@@ -226,8 +226,8 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
     for game in games:
         rules = rules_of({"games": [game]})
         spec, note = _default_spec(rules)
-        assert note is None and spec in ("onnx:spar4", "onnx:universal"), game
-    assert _default_spec(make_rules("spar", players=3)) == ("onnx:universal", None)
+        assert (spec, note) == ("onnx:universal", None), game
+    assert _default_spec(make_rules("spar", players=4, end="target:20"))[0] == "heuristic"
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
 
     lobby = Lobby(shipped_specs())
     for form, spec in (
-        ({"variant": "spar", "players": 4}, "onnx:spar4"),
+        ({"variant": "spar", "players": 4}, "onnx:universal"),
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
         ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
         ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
@@ -348,3 +348,14 @@ def test_the_game_graph_masks_illegal_actions_as_the_network_does() -> None:
     from agents.ppo import network
 
     assert specialise.ILLEGAL_LOGIT == network.ILLEGAL_LOGIT
+
+
+def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path) -> None:
+    import warnings
+
+    from train.curves import plot_run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty panel's legend warns
+        out = plot_run(universal_bot[0], tmp_path / "curves.png")
+    assert out.stat().st_size > 10_000

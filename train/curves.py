@@ -4,13 +4,16 @@
 
 :func:`read_scalars` gives every scalar tag of a run as ``(steps, values)``
 arrays; :func:`plot_run` draws the evaluation payoffs (with their 95%
-intervals) and the skill rates against the updates.
+intervals) and the skill rates against the updates; for a run over a mix of
+games (:mod:`train.game_mix`), each game's payoff instead of the skills, one
+colour per variant.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -58,17 +61,40 @@ def plot_run(run_dir: str | os.PathLike, out: str | os.PathLike, title: str | No
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set(xlabel="update", ylabel="mean payoff per hand (95% CI)", title="evaluation")
     ax1.legend()
-    for tag in skills:
-        steps, value = scalars[tag]
-        ax2.plot(steps, 100 * value, label=tag.removeprefix("skill/").replace("_", " "))
-    ax2.set(xlabel="update", ylabel="% of hands", title="skills")
-    ax2.legend(fontsize=7)
+    per_game = sorted(t for t in scalars if re.fullmatch(r"eval/\w+/payoff_vs_\w+", t))
+    if per_game and not skills:
+        _plot_games(ax2, scalars, per_game)
+    else:
+        for tag in skills:
+            steps, value = scalars[tag]
+            ax2.plot(steps, 100 * value, label=tag.removeprefix("skill/").replace("_", " "))
+        ax2.set(xlabel="update", ylabel="% of hands", title="skills")
+        ax2.legend(fontsize=7)
     fig.suptitle(title or Path(run_dir).name)
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def _plot_games(ax, scalars, tags: list[str]) -> None:
+    """Each game's payoff against the first evaluation opponent, one colour per variant."""
+    first = tags[0].rpartition("/payoff_vs_")[2]
+    colours: dict[str, str] = {}
+    for tag in tags:
+        game, _, opponent = tag.removeprefix("eval/").partition("/payoff_vs_")
+        if opponent != first or opponent.endswith("_ci95"):
+            continue
+        variant = re.match(r"[a-z_]+?(?=\d)", game)
+        name = variant.group(0) if variant else game
+        new = name not in colours
+        colours.setdefault(name, f"C{len(colours) % 10}")
+        steps, mean = scalars[tag]
+        ax.plot(steps, mean, color=colours[name], lw=0.8, alpha=0.7, label=name if new else None)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(xlabel="update", ylabel="mean payoff per hand", title=f"each game vs {first}")
+    ax.legend(fontsize=7, ncol=2)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,8 +2,8 @@
 
 You sit in one seat (--seat, 0 by default); every other seat is played by an
 agent spec (--opponents: one spec for every other seat, or one per other
-seat in seat order; by default the shipped bot onnx:spar4, trained for
-spar with 4 players, or heuristic for any other game). Without --variant and
+seat in seat order; by default the shipped universal bot onnx:universal in
+every game it covers, or heuristic for any other game). Without --variant and
 --players, the game is the one the first ppo:, onnx: or cfr: opponent was
 made for, and a line says so. Before
 each of your moves the table shows your hand with the legal cards numbered,
@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="AGENT",
         help="agent specs: one for every other seat, or one per other seat in seat order "
-        "(default: the shipped bot, onnx:spar4)",
+        "(default: the shipped bot, onnx:universal)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, from 0")
     p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
@@ -154,27 +154,21 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
 
 
-def _shipped_spec() -> str:
-    from spar_env.shipped import DEFAULT_BOT
-
-    return f"onnx:{DEFAULT_BOT}"
-
-
 def _default_spec(rules: Ruleset) -> tuple[str, str | None]:
-    """The first shipped bot that plays ``rules`` (the specialist, then the universal bot),
+    """The first shipped bot that plays ``rules`` (:func:`spar_env.shipped.default_bots`),
     else :data:`FALLBACK` and a note saying why."""
     from agents import make_agent
+    from agents.signature import describe_game, game_key
     from spar_env.shipped import default_bots
 
-    why = None
     for name in default_bots():
         try:
             make_agent(f"onnx:{name}", rules)
-        except ValueError as e:
-            why = why or str(e)
+        except ValueError:
             continue
         return f"onnx:{name}", None
-    return FALLBACK, f"{why}; your opponents are {FALLBACK}"
+    game = describe_game(game_key(rules))
+    return FALLBACK, f"no shipped bot plays {game}; your opponents are {FALLBACK}"
 
 
 def _opponent_specs(
@@ -196,7 +190,7 @@ def _opponent_specs(
 
 
 def _lineup(specs: dict[int, str]) -> str:
-    """``seats 1, 2, 3: the shipped bot (onnx:spar4)``: the seats of each spec."""
+    """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
         by_spec.setdefault(spec, []).append(seat)
@@ -229,8 +223,10 @@ def _hint(spec: str, opponents: dict[int, str], rules: Ruleset):
     if not spec:
         spec = next(
             (s for s in opponents.values() if parse_spec(s)[0] in PROBABILITY_AGENTS),
-            _shipped_spec(),
+            _default_spec(rules)[0],  # the shipped bot that plays this game, if any
         )
+        if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
+            raise ValueError("--hint: no shipped bot plays this game; name one: --hint onnx:FILE")
     if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
         raise ValueError(f"--hint {spec}: a hint needs an onnx or ppo bot (its policy)")
     agent = make_agent(spec, rules)
