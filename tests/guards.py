@@ -91,14 +91,22 @@ def write_config(run_dir: Path, path: Path, overrides: list[str]) -> None:
 
 
 def scalars(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
-    """Every TensorBoard scalar tag of a run, in all its event folders, as (step, value)."""
+    """Every TensorBoard scalar tag of a run, in all its event folders, as (step, value), in
+    the order they were logged.
+
+    By wall time, not by file: two sessions of one test process within the same second write
+    files whose names sort by a process-wide counter as text (``.10`` before ``.9``).
+    """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    tags: dict[str, list[tuple[int, float]]] = {}
+    tags: dict[str, list[tuple[float, int, float]]] = {}
     folders = {p.parent for p in run_dir.rglob("events.out.tfevents.*")}
     for folder in sorted(folders):
         events = EventAccumulator(str(folder))
         events.Reload()
         for tag in events.Tags()["scalars"]:
-            tags.setdefault(tag, []).extend((e.step, e.value) for e in events.Scalars(tag))
-    return tags
+            points = ((e.wall_time, e.step, e.value) for e in events.Scalars(tag))
+            tags.setdefault(tag, []).extend(points)
+    return {
+        tag: [(step, value) for _, step, value in sorted(points)] for tag, points in tags.items()
+    }
