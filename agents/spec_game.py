@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from agents.registry import parse_spec
 from spar_env.rules import Ruleset, make_rules
@@ -39,6 +40,33 @@ def lineup_game(specs: Iterable[str]) -> tuple[str, Ruleset] | None:
         if rules is not None:
             return spec, rules
     return None
+
+
+def first_that_plays(
+    specs: Iterable[str], rules: Ruleset, build: Callable[[str, Ruleset], Any] | None = None
+) -> str | None:
+    """The first of ``specs`` whose agent plays ``rules``, else ``None`` (an agent made for
+    another game refuses with ``ValueError``); ``build`` makes the agents (the registry's
+    ``make_agent`` by default, or a caller's cache of it)."""
+    if build is None:
+        from agents.registry import make_agent
+
+        build = make_agent
+    for spec in specs:
+        try:
+            build(spec, rules)
+        except ValueError:
+            continue
+        return spec
+    return None
+
+
+def fallback_note(rules: Ruleset, fallback: str) -> str:
+    """What a table says when no shipped bot plays its game: ``no shipped bot plays spar with
+    4 players (end=target:20); your opponents are heuristic``."""
+    from agents.signature import describe_game, game_key
+
+    return f"no shipped bot plays {describe_game(game_key(rules))}; your opponents are {fallback}"
 
 
 def _ppo(path: str | os.PathLike) -> Ruleset:

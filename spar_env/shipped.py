@@ -74,6 +74,11 @@ def default_bots() -> list[str]:
     return [name for name in (UNIVERSAL_BOT, DEFAULT_BOT) if name in bot_names()]
 
 
+def default_bot_specs() -> list[str]:
+    """The agent specs of :func:`default_bots`, in the same order: ``["onnx:universal", ...]``."""
+    return [f"onnx:{name}" for name in default_bots()]
+
+
 def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:
     """The card of a shipped bot: its game, inputs, size and how it was trained."""
     card = bot_path(name).with_suffix(CARD_SUFFIX)

@@ -294,10 +294,10 @@ def test_a_universal_bot_whose_graph_is_not_an_exported_actor_is_refused(tmp_pat
 
 
 def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game() -> None:
-    from spar_env.cli.serve import shipped_specs
+    from spar_env.shipped import default_bot_specs
     from spar_env.web import Lobby
 
-    lobby = Lobby(shipped_specs())
+    lobby = Lobby(default_bot_specs())
     for form, spec in (
         ({"variant": "spar", "players": 4}, "onnx:universal"),
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
@@ -309,7 +309,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
         assert setup.hint is setup.bots[1]  # the seated bot gives the hints too
     setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
     assert setup.lineup == "heuristic: the rule-based expert"
-    assert setup.note == "no shipped bot was trained for this game; your opponents are heuristic"
+    assert setup.note == "no shipped bot plays mini with 2 players; your opponents are heuristic"
 
 
 def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
@@ -359,3 +359,18 @@ def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path) -> None
         warnings.simplefilter("error")  # an empty panel's legend warns
         out = plot_run(universal_bot[0], tmp_path / "curves.png")
     assert out.stat().st_size > 10_000
+
+
+def test_a_universal_bot_plays_4_player_spar_when_no_game_is_named(universal_bot) -> None:
+    """The default game where the bot covers it (the shipped bot), else its first game."""
+    from agents.spec_game import spec_rules
+
+    assert spec_rules(f"onnx:{SHIPPED_UNIVERSAL}") == make_rules("spar")
+    assert spec_rules(f"onnx:{universal_bot[1]}") == make_rules("spar", players=2)  # no spar4
+
+
+def test_a_web_table_without_shipped_bots_offers_the_others() -> None:
+    from spar_env.web import Lobby
+
+    lobby = Lobby([])
+    assert [o["id"] for o in lobby.offer()["opponents"]] == ["heuristic", "pimc"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from spar_env.cli.serve import shipped_specs
+from spar_env.shipped import default_bot_specs
 from spar_env.web import Limits, Lobby, create_app
 
 SPAR = Path(sys.executable).parent / "spar"
@@ -22,7 +22,7 @@ CALM = Limits(game_burst=1e6, game_rate=1e6, new_burst=1e6)
 
 
 def client(limits: Limits = CALM, **kwargs) -> TestClient:
-    app = create_app(Lobby(shipped_specs(), ["random"]), limits, seed=0, **kwargs)
+    app = create_app(Lobby(default_bot_specs(), ["random"]), limits, seed=0, **kwargs)
     return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
 
 

@@ -21,7 +21,7 @@ import httpx
 import numpy as np
 import pytest
 
-from spar_env.cli.serve import shipped_specs
+from spar_env.shipped import default_bot_specs
 from spar_env.web import Limits, Lobby, create_app
 
 CODE = re.compile(r"(?:10|[2-9JQKA])[CDHS]")
@@ -149,11 +149,11 @@ async def play_session(client, checker, form, rng, hint: bool) -> tuple[int, int
 
 async def play_hands(total: int) -> tuple[int, int]:
     servers = [
-        (create_app(Lobby(shipped_specs(), ["random"]), UNLIMITED, seed=1), PLAIN),
+        (create_app(Lobby(default_bot_specs(), ["random"]), UNLIMITED, seed=1), PLAIN),
         (
             create_app(
                 Lobby(
-                    shipped_specs(),
+                    default_bot_specs(),
                     ["random"],
                     {"weak_hand_exchange": True, "reveal_stock_bottom": True},
                 ),
@@ -197,7 +197,9 @@ def test_the_checker_finds_a_hidden_card(hidden):
     """The check could fail: a message naming a hidden card of each kind is caught."""
     app = create_app(
         Lobby(
-            shipped_specs(), ["random"], {"weak_hand_exchange": True, "reveal_stock_bottom": True}
+            default_bot_specs(),
+            ["random"],
+            {"weak_hand_exchange": True, "reveal_stock_bottom": True},
         ),
         UNLIMITED,
         seed=3,

@@ -142,11 +142,7 @@ class OnnxAgent:
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``float32 [G, A]``: the policy over legal actions (exactly 0 on illegal ones);
         the bot's own observations and actions (v2 for a universal bot)."""
-        if obs.shape[0] == 0:
-            return np.zeros((0, mask.shape[1]), dtype=np.float32)
-        probs = run_session(self.session, obs, mask)
-        check_answer(probs, mask, self.where)
-        return probs
+        return self._answer(self.session, obs, mask)
 
     def game_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``float32 [G, A]``: the policy on the game's own observation (v1) and actions,
@@ -156,9 +152,15 @@ class OnnxAgent:
         if self.game_session is None:
             v2_probs = self.probs(self.view.from_v1(obs), self.view.widen_mask(mask))
             return self.view.game_probs(v2_probs)
+        return self._answer(self.game_session, obs, mask)
+
+    def _answer(
+        self, session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """A graph's checked answer (:func:`agents.answers.check_answer`) to ``G`` decisions."""
         if obs.shape[0] == 0:
             return np.zeros((0, mask.shape[1]), dtype=np.float32)
-        probs = run_session(self.game_session, obs, mask)
+        probs = run_session(session, obs, mask)
         check_answer(probs, mask, self.where)
         return probs
 

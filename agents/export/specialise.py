@@ -15,7 +15,8 @@ and the last layer keeps only the rows of the game's own actions. The
 result, :func:`specialise`, is an ONNX bot of the shape of a single-game bot:
 ``obs uint8 [batch, D1]`` (the game's v1 observation), ``mask bool [batch, A]``
 (its own actions) and ``probs``, the same policy up to float rounding (the
-tests hold it to 1e-5), for about a third of the arithmetic.
+tests hold it to 1e-5), for less than half the arithmetic (4-player ``spar``:
+172,000 multiply-adds a decision instead of 389,000).
 """
 
 from __future__ import annotations

@@ -157,18 +157,13 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
 def _default_spec(rules: Ruleset) -> tuple[str, str | None]:
     """The first shipped bot that plays ``rules`` (:func:`spar_env.shipped.default_bots`),
     else :data:`FALLBACK` and a note saying why."""
-    from agents import make_agent
-    from agents.signature import describe_game, game_key
-    from spar_env.shipped import default_bots
+    from agents.spec_game import fallback_note, first_that_plays
+    from spar_env.shipped import default_bot_specs
 
-    for name in default_bots():
-        try:
-            make_agent(f"onnx:{name}", rules)
-        except ValueError:
-            continue
-        return f"onnx:{name}", None
-    game = describe_game(game_key(rules))
-    return FALLBACK, f"no shipped bot plays {game}; your opponents are {FALLBACK}"
+    spec = first_that_plays(default_bot_specs(), rules)
+    if spec is not None:
+        return spec, None
+    return FALLBACK, fallback_note(rules, FALLBACK)
 
 
 def _opponent_specs(

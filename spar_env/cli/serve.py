@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f'spar serve needs the web extra: pip install -e ".[web]" ({e})') from None
     from agents.registry import agent_names, parse_spec
     from spar_env.cli.overrides import ruleset_overrides
+    from spar_env.shipped import default_bot_specs
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0..65535; got {args.port}")
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
-    lobby = Lobby(shipped_specs(), args.opponents, overrides)
+    lobby = Lobby(default_bot_specs(), args.opponents, overrides)
     if not any(lobby.variants.values()):
         raise ValueError(f"--set {' '.join(args.overrides)}: no variant can be played with it")
     app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
@@ -89,14 +90,6 @@ def run(args: argparse.Namespace) -> int:
         uvicorn.Server(config).run(sockets=[listener])
     print("spar serve: stopped", file=sys.stderr)
     return 0
-
-
-def shipped_specs() -> list[str]:
-    """The shipped bots' agent specs, in the order ``spar play`` prefers them: the
-    specialist of 4-player spar, then the universal bot."""
-    from spar_env.shipped import default_bots
-
-    return [f"onnx:{name}" for name in default_bots()]
 
 
 def _hosts(host: str) -> list[str] | None:

@@ -84,9 +84,12 @@ class Lobby:
         self.shipped = [shipped] if isinstance(shipped, str) else list(shipped)
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
+        shipped_bot = (
+            [Opponent("shipped", "the shipped bot", self.shipped[0])] if self.shipped else []
+        )
         for opponent in (
             *(Opponent(spec, spec, spec) for spec in extra),
-            Opponent("shipped", "the shipped bot", self.shipped[0]),
+            *shipped_bot,
             Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
             Opponent("pimc", "pimc: the search bot", "pimc"),
         ):
@@ -151,9 +154,11 @@ class Lobby:
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
         note = None
         if opponent.id == "shipped":  # the first shipped bot trained for this game
-            spec = self._shipped_for(rules)
+            from agents.spec_game import fallback_note, first_that_plays
+
+            spec = first_that_plays(self.shipped, rules, self._agent)
             if spec is None:
-                note = f"no shipped bot was trained for this game; your opponents are {FALLBACK}"
+                note = fallback_note(rules, FALLBACK)
                 spec, lineup = FALLBACK, self.opponents[FALLBACK].label
             else:
                 lineup = f"{opponent.label} ({spec})"
@@ -164,15 +169,6 @@ class Lobby:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
         return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note)
-
-    def _shipped_for(self, rules: Ruleset) -> str | None:
-        for spec in self.shipped:
-            try:
-                self._agent(spec, rules)
-            except ValueError:
-                continue
-            return spec
-        return None
 
     def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
         """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
