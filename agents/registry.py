@@ -71,13 +71,13 @@ def make_agent(spec: str, rules: Ruleset) -> Agent:
 @register("search")
 def _search(
     rules: Ruleset,
-    policy: str = "onnx:spar4",
-    worlds: int = 32,
+    policy: str = "onnx:universal",
+    worlds: int = 64,
     candidates: int = 4,
     belief: float = 1.0,
     ess: float = 1.0,
     prior: float = 1.0,
-    leaf: str = "solve",
+    leaf: str = "rollout",
     seed: int = 0,
     time_limit: float | None = None,
 ) -> Agent:

@@ -1,40 +1,51 @@
-"""``search``: search guided by a learned policy. Worlds weighted by how the seats played, then solved.
+"""``search``: search guided by a learned policy. Worlds weighted by how the seats played, then played out.
 
 ``pimc`` (:mod:`agents.pimc`) draws the hidden cards uniformly among the deals
-consistent with what its seat has seen. But how the other seats played says
-more than which cards they could hold: a seat that led a low heart probably
-holds no high ones. :class:`SearchAgent` models every other seat by a learned
-policy (an exported bot or a PPO run) and, for each decision,
+consistent with what its seat has seen, and values each card as if every seat
+then played perfectly with every hand open. But how the other seats played
+says more than which cards they could hold (a seat that led a low heart
+probably holds no high ones), and no seat plays with open cards.
+:class:`SearchAgent` models every seat by a learned policy (an exported bot or
+a PPO run; by default the shipped universal bot) and, for each decision,
 
 1. samples ``worlds * candidates`` worlds uniformly among the consistent ones
    (:func:`agents.worlds.sample_worlds`, as ``pimc`` does);
 2. **belief inference**: replays the hand so far in every candidate world on
    the batch core (the world's hands as dealt, the plays as seen), and weighs
    the world by the policy's likelihood of every play the *other* seats made,
-   each seen from that seat's own observation in that world:
-   ``weight = prod(max(p, FLOOR)) ** beta`` (``beta=0`` is ``pimc``'s
-   uniform belief; the floor keeps a play the model finds unlikely from ruling
-   a world out alone). ``beta`` is ``belief`` (1: the model's own likelihood),
-   tempered when that would leave too few worlds: the largest ``beta`` up to
-   ``belief`` whose weights keep an effective sample size
-   (``sum(w)**2 / sum(w**2)``) of at least ``ess * worlds``. Untempered, the
-   product over a dozen plays puts nearly all the weight on one or two worlds,
-   and a decision on so few worlds plays worse than ``pimc``;
+   each seen from that seat's own observation in that world (one pass of the
+   network for all of them): ``weight = prod(max(p, FLOOR)) ** beta``
+   (``beta=0`` is ``pimc``'s uniform belief; the floor keeps a play the model
+   finds unlikely from ruling a world out alone). ``beta`` is ``belief`` (1:
+   the model's own likelihood), tempered when that would leave too few
+   worlds: the largest ``beta`` up to ``belief`` whose weights keep an
+   effective sample size (``sum(w)**2 / sum(w**2)``) of at least
+   ``ess * worlds``. Untempered, the product over a dozen plays puts nearly
+   all the weight on one or two worlds, and a decision on so few worlds plays
+   worse than ``pimc``;
 3. resamples ``worlds`` worlds by those weights (systematic resampling);
 4. values each legal card in each of them (``leaf``):
 
+   - ``rollout`` (the default): plays the card, then the rest of the hand
+     with the policy (greedy) in every seat, on the batch core, and takes the
+     payoff. Every card is valued in the same worlds, so the comparison
+     between cards is paired;
    - ``solve``: the exact open-card solve of ``pimc`` (:mod:`agents.solver`:
      max-n, every seat maximising its own payoff with every hand visible);
-   - ``rollout``: plays the card, then the rest of the hand with the policy
-     (greedy) in every seat, on the batch core, and takes the payoff;
 
 5. plays the card with the best score, its mean value plus ``prior`` times the
    policy's own probability of it at this decision (the lowest card id among
    equals). With ``prior=0`` the search decides alone; the default, 1, keeps
    the policy's choice unless the search finds a card better by a margin
    (values from a few dozen worlds are noisy, and an argmax over noisy values
-   overrides a good policy too often: on 200 deals against three ``pimc``,
-   ``prior=0`` made -0.054, 0.3 +0.116 and 1 +0.223 per hand).
+   overrides a good policy too often).
+
+Why these defaults, measured against three copies of ``onnx:spar4`` (2,000
+duplicate deals; ``benchmarks/README.md``, Policy-guided search): rollouts
+beat the open-card solve (the solve assumes seats that see every card), the
+belief beats uniform worlds (+0.088 against +0.060 with 32 worlds), and 64
+worlds beat 32 (+0.124 against +0.088) while 128 add little (+0.129) for
+nearly twice the time.
 
 The replay reads only the deciding seat's view (its hand, the public plays)
 and public facts of the hand (the dealer, the seats in the hand, the session
@@ -45,14 +56,16 @@ hand where some seats sit out (a ``stones`` tie-break) keeps ``pimc``'s
 uniform belief.
 
 **Randomness and time** are ``pimc``'s: each decision's generator is seeded
-by ``seed`` and the information state, so the same view gives the same card;
-``time_limit`` stops adding solved worlds (at least one is solved). It bounds
-the solves only: the replay of the candidate worlds and the rollouts of
-``leaf=rollout`` run whole (one batch each; not timed apart).
+by ``seed`` and the information state, so the same view gives the same card.
+``time_limit`` (seconds per decision, from its start) stops adding worlds:
+solved ones with ``leaf=solve`` (at least one), rolled-out ones in chunks of
+``ROLLOUT_CHUNK`` with ``leaf=rollout`` (at least one chunk). The replay of
+the candidate worlds always runs whole.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -69,9 +82,25 @@ from spar_env.rules import Ruleset
 
 FLOOR = 1e-3  # the least likelihood a play may add to a world's weight (see step 2)
 LEAVES = ("solve", "rollout")
-# The model of the seats: a situation's decisions -> float probs [G, num_actions] of the game's
-# actions (the agent's own Decision.probs, so a bot on observation v1 or v2 reads its own inputs).
-Policy = Callable[[Situation], np.ndarray]
+ROLLOUT_CHUNK = 8  # worlds rolled out at once under a time limit (all at once without one)
+
+
+class Policy:
+    """The model of the seats: what a learned agent reads of a situation (``inputs``), and
+    its probabilities of the game's actions from those inputs (``probs``), kept apart so that
+    the decisions of many situations are answered in one pass of the network (the replay)."""
+
+    def __init__(
+        self,
+        inputs: Callable[[Situation], tuple[np.ndarray, np.ndarray]],
+        probs: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    ) -> None:
+        self.inputs = inputs
+        self.probs = probs
+
+    def __call__(self, situation: Situation) -> np.ndarray:
+        """``float [G, num_actions]``: the probabilities of a situation's decisions."""
+        return self.probs(*self.inputs(situation))
 
 
 class SearchAgent(PimcAgent):
@@ -93,12 +122,12 @@ class SearchAgent(PimcAgent):
         self,
         rules: Ruleset,
         policy: Policy,
-        worlds: int = 32,
+        worlds: int = 64,
         candidates: int = 4,
         belief: float = 1.0,
         ess: float = 1.0,
         prior: float = 1.0,
-        leaf: str = "solve",
+        leaf: str = "rollout",
         seed: int = 0,
         time_limit: float | None = None,
     ) -> None:
@@ -148,6 +177,7 @@ class SearchAgent(PimcAgent):
 
     def search_values(self, view: SeatView, public: dict[str, np.ndarray]) -> np.ndarray:
         """``float64 [C]`` each legal card's mean value over the believed worlds (-inf if illegal)."""
+        begin = time.perf_counter()
         rng = self._generator(view)
         pool = sample_worlds(view, self.worlds * self.candidates, rng)
         states, history, loglik = replay(self.rules, view, pool, public, self.policy)
@@ -159,7 +189,9 @@ class SearchAgent(PimcAgent):
             picks = rng.choice(pool.count, size=self.worlds, replace=pool.count < self.worlds)
         rows, counts = np.unique(picks, return_counts=True)
         if self.leaf == "rollout" and states is not None and history is not None:
-            values, legal = self._rollouts(states.take(rows), history.take(rows), view.seat)
+            values, legal = self._rolled_out(
+                states.take(rows), history.take(rows), view.seat, begin
+            )
         else:
             values, legal = self._solved(view, pool.hands[rows])
         counts = counts[: values.shape[0]].astype(np.float64)  # a time limit may solve fewer
@@ -174,11 +206,26 @@ class SearchAgent(PimcAgent):
         legal = np.asarray((codes >= 0).all(axis=0))
         return np.where(codes >= 0, payoff[np.maximum(codes, 0)], 0.0), legal
 
+    def _rolled_out(
+        self, states: State, history: History, seat: int, begin: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_rollouts` of every world at once; under a time limit, ``ROLLOUT_CHUNK``
+        worlds at a time until the decision's time (from ``begin``) is spent (one chunk at least)."""
+        self.searched += 1
+        if self.time_limit is None:
+            return self._rollouts(states, history, seat)
+        parts = []
+        for start in range(0, states.batch_size, ROLLOUT_CHUNK):
+            rows = np.arange(start, min(start + ROLLOUT_CHUNK, states.batch_size))
+            parts.append(self._rollouts(states.take(rows), history.take(rows), seat))
+            if time.perf_counter() - begin > self.time_limit:
+                break
+        return np.concatenate([values for values, _ in parts]), parts[0][1]
+
     def _rollouts(
         self, states: State, history: History, seat: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """The payoff to ``seat`` of each legal card, then the policy's greedy play, per world."""
-        self.searched += 1
         self.worlds_solved += states.batch_size
         c = self.rules.num_card_ids
         legal_bits = int(states.legal[0])  # the seat's legal cards: the same in every world
@@ -262,12 +309,18 @@ def replay(
         getattr(state, name)[:] = public[name]
     history = History(state)
     everyone = np.arange(w)
+    seen: list[tuple[np.ndarray, np.ndarray]] = []  # the inputs of the other seats' plays
     for p, seat in enumerate(seats):
-        cards = worlds.plays[:, p]
         if seat != view.seat:
-            probs = policy(Situation(state, history, everyone))
-            loglik += np.log(np.maximum(probs[everyone, cards], FLOOR))
-        step_with_history(state, cards, history)
+            seen.append(policy.inputs(Situation(state, history, everyone)))
+        step_with_history(state, worlds.plays[:, p], history)
+    if seen:  # every play of the other seats in every world: one pass of the network
+        probs = policy.probs(
+            np.concatenate([o for o, _ in seen]), np.concatenate([m for _, m in seen])
+        )
+        cards = worlds.plays[:, seats != view.seat].T.reshape(-1)  # in the order of ``seen``
+        chosen = probs[np.arange(cards.size), cards].reshape(len(seen), w)
+        loglik = np.log(np.maximum(chosen, FLOOR)).sum(axis=0)
     return state, history, loglik
 
 
@@ -297,17 +350,19 @@ def policy_of(agent: Any, spec: str) -> Policy:
     Raises:
         ValueError: for an agent with no probabilities (a rule-based or search agent).
     """
-    if not (callable(getattr(agent, "probs", None)) or getattr(agent, "model", None) is not None):
-        raise ValueError(
-            f"search: policy {spec} has no action probabilities to model the seats by; "
-            "give a learned agent (onnx:FILE, ppo:RUN)"
-        )
-    rng = np.random.default_rng(0)  # a sampling agent's draw; its probabilities do not use it
+    if callable(getattr(agent, "game_probs", None)):  # an exported bot (onnx:)
+        return Policy(lambda situation: (situation.obs, situation.mask), agent.game_probs)
+    if getattr(agent, "model", None) is not None and callable(getattr(agent, "inputs", None)):
+        from agents.ppo.agent import policy_probs  # a PPO run (ppo:); torch only then
 
-    def probs(situation: Situation) -> np.ndarray:
-        decision = agent.act(situation, rng)
-        if decision.probs is None:
-            raise ValueError(f"search: policy {spec} gave no action probabilities")
-        return decision.probs
+        rng = np.random.default_rng(0)  # decide's draw for a sampling agent; probs do not use it
 
-    return probs
+        def ppo_probs(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            probs = agent.decide(policy_probs(agent.model, obs, mask), mask, rng).probs
+            return np.asarray(probs)
+
+        return Policy(agent.inputs, ppo_probs)
+    raise ValueError(
+        f"search: policy {spec} has no action probabilities to model the seats by; "
+        "give a learned agent (onnx:FILE, ppo:RUN)"
+    )

@@ -37,9 +37,15 @@ from spar_env.rules import Ruleset, make_rules
 
 
 def time_decisions(
-    rules: Ruleset, agent: PimcAgent, hands: int, warmup: int, seed: int
+    rules: Ruleset,
+    agent: PimcAgent,
+    hands: int,
+    warmup: int,
+    seed: int,
+    choices_only: bool = False,
 ) -> dict[int, list[float]]:
-    """Seconds per decision, by trick, over ``hands`` whole hands (after ``warmup`` untimed ones)."""
+    """Seconds per decision, by trick, over ``hands`` whole hands (after ``warmup`` untimed ones);
+    with ``choices_only``, only the decisions with more than one legal card."""
     rng = np.random.default_rng(seed)
     times: dict[int, list[float]] = {}
     for hand in range(warmup + hands):
@@ -50,7 +56,7 @@ def time_decisions(
             begin = time.perf_counter()
             actions = agent.act(situation).actions
             spent = time.perf_counter() - begin
-            if hand >= warmup:
+            if hand >= warmup and not (choices_only and int(state.legal[0]).bit_count() < 2):
                 times.setdefault(int(state.trick[0]), []).append(spent)
             history.record(state, actions)
             step(state, actions)

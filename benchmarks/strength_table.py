@@ -1,23 +1,25 @@
-"""The README's strength table: every agent against ``heuristic``, against the PPO bot, and its
+"""The README's strength table: every agent against ``heuristic``, against the shipped bot, and its
 approximate exploitability, in 2-player and 4-player ``spar``, each cell with its command.
 
     nice -n 19 python benchmarks/strength_table.py --commands      # the commands only
-    nice -n 19 python benchmarks/strength_table.py --players 4 --deals 4000 --minutes 30
+    python benchmarks/strength_table.py --players 4 --deals 4000 --minutes 30
     nice -n 19 python benchmarks/strength_table.py --players 2 --deals 300 --updates 20 --only random,heuristic
 
 Each cell is one command (printed with ``--commands``):
 
 - against ``heuristic``: ``spar bench AGENT heuristic ...`` (one agent, the other seats
   ``heuristic``), the agent's mean payoff per hand;
-- against the PPO bot: the same with the bot in the other seats (4 players: the
-  shipped ``onnx:spar4``; 2 players: ``ppo:runs/spar2``, from ``spar train ppo_spar2``);
-- approximate exploitability: ``spar exploit AGENT`` with a fixed budget, the best
+- against the shipped bot: the same with ``onnx:universal`` (the bot ``spar play``
+  seats, for 2 and for 4 players) in the other seats;
+- approximate exploitability: ``spar exploit AGENT`` with a fixed budget (by default 30
+  minutes on one thread, after imitating the shipped bot: ``--warm-start``), the best
   response's payoff per hand on fresh deals (:mod:`train.exploit`).
 
 An agent against copies of itself makes exactly 0 on rotated duplicate deals, so
-those cells say so instead of playing. The 2-player table needs ``runs/spar2``
-(``spar train ppo_spar2``) and ``runs/mccfr_spar2/policy.npz``
-(``spar train mccfr_spar2``); a cell whose agent cannot be built says why.
+those cells say so instead of playing. The 2-player table's sampled CFR row needs
+``runs/mccfr_spar2/policy.npz`` (``spar train mccfr_spar2``, 30 minutes); a cell whose
+agent cannot be built says why. The benches play the commands' own default batches,
+so each cell is its command's figure.
 Prints a markdown table, and writes it with ``--out``.
 """
 
@@ -30,13 +32,13 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-BOT = {4: "onnx:spar4", 2: "ppo:runs/spar2"}
+BOT = "onnx:universal"  # the shipped bot that spar play seats, in both games
 AGENTS = {
-    4: ["random", "heuristic", "pimc", "onnx:spar4", "search:policy=onnx:spar4"],
-    2: ["random", "heuristic", "pimc", "ppo:runs/spar2", "cfr:runs/mccfr_spar2/policy.npz",
-        "search:policy=ppo:runs/spar2"],
-}  # fmt: skip
-COLUMNS = ("vs heuristic", "vs the PPO bot", "approx. exploitability")
+    4: ["random", "heuristic", "pimc", "onnx:spar4", BOT, "search"],
+    2: ["random", "heuristic", "pimc", BOT, "cfr:runs/mccfr_spar2/policy.npz", "search"],
+}
+COLUMNS = ("vs heuristic", "vs the shipped bot", "approx. exploitability")
+WARM_START = BOT  # the best response first imitates the shipped bot
 
 
 def commands(agent: str, players: int, deals: int, budget: str) -> list[str]:
@@ -45,7 +47,7 @@ def commands(agent: str, players: int, deals: int, budget: str) -> list[str]:
     others = players - 1
     return [
         f"spar bench {agent} {' '.join(['heuristic'] * others)} {bench}",
-        f"spar bench {agent} {' '.join([BOT[players]] * others)} {bench}",
+        f"spar bench {agent} {' '.join([BOT] * others)} {bench}",
         f"spar exploit {agent} --players {players} {budget} --deals {deals} --seed 0",
     ]
 
@@ -62,11 +64,11 @@ def cell(agent: str, opponent: str | None, players: int, deals: int, args) -> st
             if opponent == agent:
                 return "0 (itself)"
             lineup = [agent] + [opponent] * (players - 1)
-            mine = run_tournament(lineup, rules, deals, 0, chunk=50).agents[0]
+            mine = run_tournament(lineup, rules, deals, 0).agents[0]
         else:
             runs = args.runs_dir / f"spar{players}"
             config = exploit_config(agent, "spar", players, updates=args.updates,
-                                    minutes=args.minutes)  # fmt: skip
+                                    minutes=args.minutes, warm_start=args.warm_start)  # fmt: skip
             if (runs / config.run.name).exists():  # a table run again: bench the run it made
                 mine = run_exploit(resume=runs / config.run.name, deals=deals)
             else:
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=4000)
     parser.add_argument("--minutes", type=float, help="spar exploit's budget in minutes")
     parser.add_argument("--updates", type=int, help="spar exploit's budget in updates")
+    parser.add_argument("--warm-start", default=WARM_START, help="spar exploit's --warm-start")
     parser.add_argument("--only", help="a comma list of the agents to run (default: all)")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs/strength_table"))
     parser.add_argument("--commands", action="store_true", help="print the commands only")
@@ -92,6 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     budget = " ".join(
         f"--{k} {v:g}" for k, v in (("minutes", args.minutes), ("updates", args.updates)) if v
     )
+    if args.warm_start:
+        budget += f" --warm-start {args.warm_start}"
     agents = AGENTS[args.players] if not args.only else args.only.split(",")
     if args.commands:
         for agent in agents:
@@ -102,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         "|---|---|---|---|",
     ]
     for agent in agents:
-        opponents = ["heuristic", BOT[args.players], None]
+        opponents = ["heuristic", BOT, None]
         figures = [cell(agent, o, args.players, args.deals, args) for o in opponents]
         lines.append(f"| `{agent}` | " + " | ".join(figures) + " |")
         print(lines[-1], file=sys.stderr, flush=True)

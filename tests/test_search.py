@@ -8,8 +8,8 @@ import pytest
 from test_worlds import random_situation, relabel, true_world
 
 from agents import Situation, make_agent
-from agents.search import SearchAgent, _public, policy_of, replay
-from agents.worlds import seat_views
+from agents.search import ROLLOUT_CHUNK, SearchAgent, _public, policy_of, replay
+from agents.worlds import Worlds, seat_views
 from spar_env import make_rules
 from spar_env.observe import encode
 
@@ -44,7 +44,14 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
         pool = sample_worlds(view, 16, pool_rng)
         _, _, logs = replay(RULES, view, pool, _public(real, g), policy)
         spread = max(spread, float(logs.max() - logs.min()))
+        for k in (0, 5, 15):  # one pass for all worlds' plays: each world's own likelihood
+            alone = replay(RULES, view, one_world(pool, k), _public(real, g), policy)[2]
+            assert alone[0] == pytest.approx(logs[k], abs=1e-4)
     assert spread > 1.0  # the belief tells worlds apart: the weighting is not uniform
+
+
+def one_world(worlds: Worlds, k: int) -> Worlds:
+    return Worlds(*(getattr(worlds, f)[k : k + 1] for f in ("hands", "plays", "discards", "stock")))
 
 
 @pytest.mark.parametrize("leaf", ["solve", "rollout"])
@@ -72,10 +79,11 @@ def test_no_peek_permuting_the_hidden_cards_changes_no_choice(policy, leaf) -> N
     assert compared >= 6 and changed >= 6
 
 
-def test_same_seed_same_play_whatever_the_batch(policy) -> None:
+@pytest.mark.parametrize("leaf", ["solve", "rollout"])
+def test_same_seed_same_play_whatever_the_batch(policy, leaf) -> None:
     situation = random_situation(RULES, 10, np.random.default_rng(4))
-    together = SearchAgent(RULES, policy, worlds=6, seed=5).act(situation).actions
-    alone = SearchAgent(RULES, policy, worlds=6, seed=5)
+    together = SearchAgent(RULES, policy, worlds=6, leaf=leaf, seed=5).act(situation).actions
+    alone = SearchAgent(RULES, policy, worlds=6, leaf=leaf, seed=5)
     for i, g in enumerate(situation.games):
         one = Situation(situation.state, situation.history, np.array([g]))
         assert alone.act(one).actions[0] == together[i]
@@ -84,9 +92,20 @@ def test_same_seed_same_play_whatever_the_batch(policy) -> None:
 
 def test_time_limit_solves_one_world_per_decision(policy) -> None:
     situation = random_situation(RULES, 10, np.random.default_rng(6))
-    agent = SearchAgent(RULES, policy, worlds=8, time_limit=1e-9)
+    agent = SearchAgent(RULES, policy, worlds=8, leaf="solve", time_limit=1e-9)
     agent.act(situation)
     assert agent.searched >= 4 and agent.worlds_solved == agent.searched
+
+
+def test_time_limit_rolls_out_one_chunk_of_worlds_per_decision(policy) -> None:
+    situation = random_situation(RULES, 10, np.random.default_rng(6))
+    unlimited = SearchAgent(RULES, policy, worlds=40, leaf="rollout")
+    unlimited.act(situation)
+    limited = SearchAgent(RULES, policy, worlds=40, leaf="rollout", time_limit=1e-9)
+    limited.act(situation)
+    assert limited.searched == unlimited.searched >= 4
+    assert limited.worlds_solved == ROLLOUT_CHUNK * limited.searched  # 40 worlds: > 1 chunk
+    assert unlimited.worlds_solved > 2 * limited.worlds_solved
 
 
 def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
@@ -110,7 +129,11 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
         with pytest.raises(ValueError, match=message):
             make_agent(spec, RULES)
     with pytest.raises(ValueError, match="search: policy onnx:spar4:"):  # a bot for 4 players
-        make_agent("search", make_rules("spar", players=2))
+        make_agent("search:policy=onnx:spar4", make_rules("spar", players=2))
+    two = make_agent("search", make_rules("spar", players=2))  # the universal bot plays it
+    assert isinstance(two, SearchAgent) and (two.worlds, two.leaf) == (64, "rollout")
+    with pytest.raises(ValueError, match="search: policy onnx:universal:"):  # not a game it plays
+        make_agent("search", make_rules("micro"))
     with pytest.raises(ValueError, match="weak-hand exchange"):
         make_agent("search", make_rules("spar", weak_hand_exchange=True))
 

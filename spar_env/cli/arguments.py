@@ -53,7 +53,7 @@ def add_command(
     return subparsers.add_parser(
         name,
         help=help,
-        description=plain_text(doc.partition("\n\n")[2]).strip(),
+        description=plain_text(doc.partition("\n\n")[2]).strip("\n").rstrip(),
         epilog=epilog,
         formatter_class=HelpFormatter,
     )
