@@ -156,3 +156,24 @@ def test_a_strong_prior_plays_the_policy_s_own_choice(policy) -> None:
     own = policy(situation).argmax(axis=1)
     agent = SearchAgent(RULES, policy, worlds=4, candidates=1, prior=1e6)
     assert (agent.act(situation).actions == own).all()
+
+
+@pytest.mark.parametrize("universal", [False, True])
+def test_a_ppo_agent_models_the_seats_by_its_own_probabilities(universal) -> None:
+    """A ``ppo:`` policy (observation v1, or v2 for a universal network) answers the replay's
+    batched passes with the probabilities its own ``act`` gives, over the game's actions."""
+    from test_ppo import MIX, tiny
+
+    from agents.ppo.agent import PPOAgent
+    from train.model import build_model
+
+    model = build_model(tiny("game.players=4", *([MIX] if universal else [])), RULES)
+    agent = PPOAgent(RULES, model, universal=universal)
+    seats = policy_of(agent, "ppo:tiny")
+    situation = random_situation(RULES, 12, np.random.default_rng(4))
+    probs = seats(situation)
+    assert probs.shape == (situation.size, RULES.num_actions)
+    np.testing.assert_allclose(probs, agent.act(situation, np.random.default_rng(0)).probs)
+    search = SearchAgent(RULES, seats, worlds=4, candidates=2)
+    actions = search.act(situation).actions
+    assert all(int(situation.legal[i]) >> int(a) & 1 for i, a in enumerate(actions))
