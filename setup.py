@@ -1,23 +1,54 @@
-"""Packaging beyond ``pyproject.toml``: the shipped data folders as package data.
+"""Packaging beyond ``pyproject.toml``: which folder installs under which import name.
 
-The top-level folders ``checkpoints/`` (the trained bots and their cards) and
-``configs/`` (the ready-made TOML configs) are mapped to the packages
-``spar_env.checkpoints`` and ``spar_env.configs``, so a wheel carries them and
-:mod:`spar_env.shipped` finds them with :mod:`importlib.resources`, in an
-editable install and in a wheel alike; the page of ``spar serve`` is package
-data of ``spar_env.web``. Everything else is in ``pyproject.toml``.
+Everything installs under a name of its own, never a generic one, so that a
+user's ``agents/`` package or ``train.py`` cannot shadow ours:
+
+================  ===========================  ======================================
+folder            import name                  what it holds (the floors, bottom to top)
+================  ===========================  ======================================
+``spar_env/``     ``spar_env``                 the engine: rules, core, observations,
+                                               records, environments, bridges
+``agents/``       ``spar_agents``              policies and their learners' parts
+``checkpoints/``  ``spar_agents.checkpoints``  the shipped bots (package data)
+``train/``        ``spar_train``               runs: training, the bench, exploit
+``configs/``      ``spar_train.configs``       the ready-made configs (package data)
+``apps/``         ``spar_apps``                the ``spar`` command, the terminal and
+                                               web tables
+================  ===========================  ======================================
+
+The mapping is setuptools' ``package_dir``: a wheel holds the packages under
+their import names, and an editable install maps the same names onto these
+folders. :mod:`spar_agents.shipped` finds the data with :mod:`importlib.resources`
+in either.
 """
 
 from setuptools import find_packages, setup
 
-SHIPPED = {"spar_env.checkpoints": "checkpoints", "spar_env.configs": "configs"}
+FOLDERS = {  # import name -> folder
+    "spar_env": "spar_env",
+    "spar_agents": "agents",
+    "spar_agents.checkpoints": "checkpoints",
+    "spar_train": "train",
+    "spar_train.configs": "configs",
+    "spar_apps": "apps",
+}
+
+
+def packages() -> list[str]:
+    """Every package under its import name: each folder's subpackages, renamed."""
+    found = []
+    for name, folder in FOLDERS.items():
+        found.append(name)
+        found += [f"{name}.{sub}" for sub in find_packages(where=folder)]
+    return found
+
 
 setup(
-    packages=[*find_packages(include=["spar_env*", "agents*", "train*"]), *SHIPPED],
-    package_dir=SHIPPED,
+    packages=packages(),
+    package_dir=FOLDERS,
     package_data={
-        "spar_env.checkpoints": ["*.onnx", "*.json"],
-        "spar_env.configs": ["*.toml"],
-        "spar_env.web": ["static/*"],  # the page of spar serve
+        "spar_agents.checkpoints": ["*.onnx", "*.json"],
+        "spar_train.configs": ["*.toml"],
+        "spar_apps.web": ["static/*"],  # the page of spar serve
     },
 )

@@ -20,7 +20,27 @@ from pathlib import Path
 
 MAX_BYTES = 10 * 1024 * 1024
 NOT_SHIPPED = ("runs/", "tests/", "notebooks/", "benchmarks/", "docs/", "checkpoints/", "configs/")
-PACKAGES = {"spar_env", "agents", "train"}
+PACKAGES = {"spar_env", "spar_agents", "spar_train", "spar_apps"}  # setup.py's import names
+USER_SHADOWS = {  # a user's own modules with the folders' bare names, in the folder we run from
+    "agents/__init__.py": "raise ImportError('the user agents package was imported')\n",
+    "train/__init__.py": "raise ImportError('the user train package was imported')\n",
+    "train.py": "raise ImportError('the user train.py was imported')\n",
+}
+ENVS = """
+import gymnasium as gym, numpy as np, spar_env
+env = gym.make("spar_env/Spar-v0", opponents="heuristic")
+obs, info = env.reset(seed=0)
+env.step(int(np.flatnonzero(info["action_mask"])[0]))
+from spar_agents import make_agent
+make_agent("pimc:worlds=4", spar_env.make_rules("spar"))
+aec = spar_env.env()
+aec.reset(seed=0)
+for _agent in aec.agent_iter(max_iter=8):
+    observation, _, terminated, truncated, _ = aec.last()
+    action = None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0])
+    aec.step(action)
+print("ok")
+"""
 
 
 def contents(wheel: Path) -> None:
@@ -32,8 +52,8 @@ def contents(wheel: Path) -> None:
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == PACKAGES, f"top-level names in the wheel: {sorted(tops)}"
     root = Path(__file__).resolve().parents[1]
-    wanted = [f"spar_env/checkpoints/{p.name}" for p in root.glob("checkpoints/*.*")]
-    wanted += [f"spar_env/configs/{p.name}" for p in root.glob("configs/*.toml")]
+    wanted = [f"spar_agents/checkpoints/{p.name}" for p in root.glob("checkpoints/*.*")]
+    wanted += [f"spar_train/configs/{p.name}" for p in root.glob("configs/*.toml")]
     missing = sorted(set(wanted) - set(names))
     assert not missing, f"the wheel lacks the shipped files {missing}"
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "no LICENSE"
@@ -92,9 +112,12 @@ def play_one_hand(spar: Path, seconds: float = 120.0) -> str:
 
 def installed(root: Path) -> None:
     import spar_env
-    from spar_env import shipped
+    from spar_agents import shipped
 
-    for module in ("spar_env", "agents", "train"):
+    for name, text in USER_SHADOWS.items():
+        Path(name).parent.mkdir(exist_ok=True)
+        Path(name).write_text(text)
+    for module in sorted(PACKAGES):
         file = Path(__import__(module).__file__).resolve()
         assert root not in file.parents, f"{module} comes from the source tree: {file}"
     bot = shipped.bot_path().resolve()
@@ -124,22 +147,9 @@ def installed(root: Path) -> None:
     assert "the game is spar with 2 players, as ppo:runs/tiny was made for" in out, out
     print("spar bench ppo:runs/tiny random (the game from the run): ok")
 
-    import gymnasium as gym
-    import numpy as np
-
-    env = gym.make("spar_env/Spar-v0")
-    obs, info = env.reset(seed=0)
-    legal = np.flatnonzero(info["action_mask"])
-    env.step(int(legal[0]))
-    aec = spar_env.env()
-    aec.reset(seed=0)
-    for _agent in aec.agent_iter(max_iter=8):
-        observation, _, terminated, truncated, _ = aec.last()
-        action = (
-            None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0])
-        )
-        aec.step(action)
-    print("gymnasium.make('spar_env/Spar-v0') and the PettingZoo env: ok")
+    assert run(sys.executable, "-c", ENVS).strip().endswith("ok")  # the cwd leads sys.path
+    print("from a folder with agents/, train/ and train.py of the user's own: gymnasium.make("
+          "'spar_env/Spar-v0', opponents='heuristic') and the PettingZoo env: ok")
 
 
 if __name__ == "__main__":

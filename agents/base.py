@@ -3,9 +3,9 @@
 A :class:`Situation` is ``G`` decisions taken at once, one per game of a
 batch, each by the seat to move there. An agent reads what it needs:
 
-- ``obs`` / ``mask``: the flat observation (:mod:`spar_env.observe`) and the
+- ``obs`` / ``mask``: the flat observation (:mod:`spar_env.observation.per_game`) and the
   legal actions, all a neural agent uses;
-- :func:`agents.knowledge.knowledge` of the situation: what each deciding seat
+- :func:`spar_agents.knowledge.knowledge` of the situation: what each deciding seat
   may know, in structured form (its hand, the unseen cards, the voids revealed
   so far), for rule-based and search agents.
 

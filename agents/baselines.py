@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Decision, Situation
+from spar_agents.base import Decision, Situation
 from spar_env.core import random_member, tables_for
 from spar_env.rules import Ruleset
 

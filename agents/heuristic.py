@@ -5,7 +5,7 @@ Only the last trick scores, so the agent keeps a plan of two cards: a
 and so lead trick ``H`` (the seeds' advice: "keep a small card, win the
 fourth trick, strip the suits"). It plays the legal card whose loss hurts the
 best plan of the cards left the least. Everything is a probability estimated
-from what the seat may know (:func:`agents.knowledge.knowledge`): the unseen
+from what the seat may know (:func:`spar_agents.knowledge.knowledge`): the unseen
 cards, and which of them each opponent may still hold (none of a suit it has
 shown it lacks). An opponent's hand is taken as a uniform draw from the cards
 it may hold.
@@ -48,8 +48,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import Decision, Situation
-from agents.knowledge import Knowledge, TrickView, knowledge, trick_view
+from spar_agents.base import Decision, Situation
+from spar_agents.knowledge import Knowledge, TrickView, knowledge, trick_view
 from spar_env.core import tables_for
 from spar_env.core.bits import count_of, lowest_of, popcount
 from spar_env.rules import Ruleset
@@ -102,7 +102,7 @@ class HeuristicAgent:
         the best plan left after playing it (``float64 [G, K]``, ``-inf`` where not legal).
 
         ``K`` is the largest hand; shorter hands are padded with card 0 at ``-inf``.
-        Other agents use it as features (:mod:`agents.cfr.abstraction`); they may pass the
+        Other agents use it as features (:mod:`spar_agents.cfr.abstraction`); they may pass the
         situation's :func:`knowledge` and :func:`trick_view` when they have them already.
         """
         k = knowledge(situation) if k is None else k

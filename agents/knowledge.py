@@ -1,6 +1,6 @@
 """What each deciding seat may know, in structured form, for rule-based and search agents.
 
-:func:`knowledge` reads a :class:`~agents.base.Situation` and returns arrays
+:func:`knowledge` reads a :class:`~spar_agents.base.Situation` and returns arrays
 with a leading axis of ``G`` decisions. It uses only what the deciding seat
 may see: its own hand, discard and face-down cards; every face-up card; the
 fact (not the face) of other seats' face-down plays; the stock card once
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from agents.base import Situation
+from spar_agents.base import Situation
 from spar_env.core import EXCHANGE
 from spar_env.core.bits import count_of
 from spar_env.core.kernel import nth_seat_after

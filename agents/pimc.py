@@ -3,8 +3,8 @@
 For each decision, :class:`PimcAgent`
 
 1. samples ``worlds`` deals of the cards its seat cannot see, uniformly among
-   those consistent with what it has seen (:mod:`agents.worlds`);
-2. solves each world with every hand visible (:mod:`agents.solver`: max-n,
+   those consistent with what it has seen (:mod:`spar_agents.worlds`);
+2. solves each world with every hand visible (:mod:`spar_agents.perfect_info.solver`: max-n,
    each seat maximising its own payoff; minimax with two players), which gives
    the deciding seat's payoff after each of its legal cards;
 3. plays the card with the best mean payoff over the worlds (the lowest card
@@ -35,9 +35,9 @@ import zlib
 
 import numpy as np
 
-from agents.base import Decision, Situation
-from agents.solver import Position, Solver
-from agents.worlds import SeatView, Worlds, sample_worlds, seat_views
+from spar_agents.base import Decision, Situation
+from spar_agents.perfect_info.solver import Position, Solver
+from spar_agents.worlds import SeatView, Worlds, sample_worlds, seat_views
 from spar_env.core.bits import lowest_bit_index
 from spar_env.rules import Ruleset
 

@@ -1,6 +1,6 @@
 """``search``: search guided by a learned policy. Worlds weighted by how the seats played, then played out.
 
-``pimc`` (:mod:`agents.pimc`) draws the hidden cards uniformly among the deals
+``pimc`` (:mod:`spar_agents.pimc`) draws the hidden cards uniformly among the deals
 consistent with what its seat has seen, and values each card as if every seat
 then played perfectly with every hand open. But how the other seats played
 says more than which cards they could hold (a seat that led a low heart
@@ -9,7 +9,7 @@ probably holds no high ones), and no seat plays with open cards.
 a PPO run; by default the shipped universal bot) and, for each decision,
 
 1. samples ``worlds * candidates`` worlds uniformly among the consistent ones
-   (:func:`agents.worlds.sample_worlds`, as ``pimc`` does);
+   (:func:`spar_agents.worlds.sample_worlds`, as ``pimc`` does);
 2. **belief inference**: replays the hand so far in every candidate world on
    the batch core (the world's hands as dealt, the plays as seen), and weighs
    the world by the policy's likelihood of every play the *other* seats made,
@@ -30,7 +30,7 @@ a PPO run; by default the shipped universal bot) and, for each decision,
      with the policy (greedy) in every seat, on the batch core, and takes the
      payoff. Every card is valued in the same worlds, so the comparison
      between cards is paired;
-   - ``solve``: the exact open-card solve of ``pimc`` (:mod:`agents.solver`:
+   - ``solve``: the exact open-card solve of ``pimc`` (:mod:`spar_agents.perfect_info.solver`:
      max-n, every seat maximising its own payoff with every hand visible);
 
 5. plays the card with the best score, its mean value plus ``prior`` times the
@@ -71,9 +71,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Decision, Situation
-from agents.pimc import PimcAgent, play_position
-from agents.worlds import SeatView, Worlds, sample_worlds, seat_views
+from spar_agents.base import Decision, Situation
+from spar_agents.pimc import PimcAgent, play_position
+from spar_agents.worlds import SeatView, Worlds, sample_worlds, seat_views
 from spar_env import core
 from spar_env.core import State, Tables, tables_for, unpack
 from spar_env.core.bits import lowest_bit_index
@@ -353,7 +353,7 @@ def policy_of(agent: Any, spec: str) -> Policy:
     if callable(getattr(agent, "game_probs", None)):  # an exported bot (onnx:)
         return Policy(lambda situation: (situation.obs, situation.mask), agent.game_probs)
     if getattr(agent, "model", None) is not None and callable(getattr(agent, "inputs", None)):
-        from agents.ppo.agent import policy_probs  # a PPO run (ppo:); torch only then
+        from spar_agents.ppo.agent import policy_probs  # a PPO run (ppo:); torch only then
 
         rng = np.random.default_rng(0)  # decide's draw for a sampling agent; probs do not use it
 

@@ -1,6 +1,6 @@
 """What a trained policy is bound to: the game, its observation encoding and its actions.
 
-A checkpoint (:mod:`agents.ppo`) and an exported bot (:mod:`agents.export`)
+A checkpoint (:mod:`spar_agents.ppo`) and an exported bot (:mod:`spar_agents.export`)
 both carry a *game signature*; asked to play another game they refuse, with
 a message that names both. Options that only change how scores are written
 (:data:`DISPLAY_ONLY`: c-notation) are left out, so a bot plays the same game
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from spar_env.observe import OBS_VERSION, layout_for
-from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2, OBS_V2_SIZE, check_v2
+from spar_env.observation.per_game import OBS_VERSION, layout_for
+from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2, OBS_V2_SIZE, check_v2
 from spar_env.rules import Ruleset, make_rules
 
 DISPLAY_ONLY = frozenset({"c_notation"})  # how scores are written: nothing a policy sees or does

@@ -6,7 +6,7 @@ cards first, and do not risk everything for the 6. A :class:`TipAgent`
 plays exactly like its base agent except in the spots one tip is about,
 where it does what the *deviation* says. Seated against copies of the base
 agent on duplicate deals, its mean payoff is what following the base agent
-there is worth against breaking the tip (:mod:`train.study` measures it).
+there is worth against breaking the tip (:mod:`spar_train.study` measures it).
 
 The *scoring cards* are the cards of the variant's scoring ranks (6 and 7
 in Spar, 7 in Sipa and Jeu de Carte, 3 in Fapfap); ``rank=`` narrows them to
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Decision, Situation
-from agents.knowledge import knowledge, trick_view
+from spar_agents.base import Agent, Decision, Situation
+from spar_agents.knowledge import knowledge, trick_view
 from spar_env.core import tables_for
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset

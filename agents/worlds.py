@@ -27,7 +27,7 @@ consistent ones (every consistent world equally likely, up to floating-point
 rounding of the counts), as follows:
 
 1. every rule above but one is a rule on single cards (which cards a
-   location may hold), and :class:`~agents.pool_sampler.PoolSampler` draws
+   location may hold), and :class:`~spar_agents.card_placement.PoolSampler` draws
    placements uniformly among those that keep such rules (exactly: a dynamic
    programme counts the completions; see there);
 2. the exception is the ``non_winning`` condition on an off-suit face-down
@@ -35,7 +35,7 @@ rounding of the counts), as follows:
    proposals from step 1 are kept only if consistent, and rejection leaves
    the kept ones uniform among the consistent worlds. (The same rejection
    covers the rare case where the counting tables would be too large and
-   step 1 merges locations, see :data:`agents.pool_sampler.MAX_TABLE`.)
+   step 1 merges locations, see :data:`spar_agents.card_placement.MAX_TABLE`.)
 
 Rejection may need many proposals (Sipa with 4 players: a median of about 1
 in 6 is kept, 1 in 60 at the 5th percentile; 6 players or long hands keep far
@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Situation
-from agents.knowledge import knowledge, public_plays
-from agents.pool_sampler import PoolSampler
+from spar_agents.base import Situation
+from spar_agents.card_placement import PoolSampler
+from spar_agents.knowledge import knowledge, public_plays
 from spar_env.core import tables_for
 from spar_env.rules import Ruleset
 

@@ -14,10 +14,10 @@ import argparse
 import json
 import time
 
-from agents import make_agent
-from agents.registry import AGENTS
+from spar_agents import make_agent
+from spar_agents.registry import AGENTS
 from spar_env.rules import make_rules
-from train.tournament import run_tournament
+from spar_train.tournament import run_tournament
 
 
 class _Timed:

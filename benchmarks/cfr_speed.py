@@ -32,11 +32,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 import numpy as np  # noqa: E402
 
-from agents.cfr import evaluation as ev  # noqa: E402
-from agents.cfr.build import build_tree  # noqa: E402
-from agents.cfr.lp import solve_lp  # noqa: E402
-from agents.cfr.seqform import SequenceForm, sequence_form  # noqa: E402
-from agents.cfr.solvers import ALGORITHMS, make_solver  # noqa: E402
+from spar_agents.cfr import evaluation as ev  # noqa: E402
+from spar_agents.cfr.build import build_tree  # noqa: E402
+from spar_agents.cfr.lp import solve_lp  # noqa: E402
+from spar_agents.cfr.seqform import SequenceForm, sequence_form  # noqa: E402
+from spar_agents.cfr.solvers import ALGORITHMS, make_solver  # noqa: E402
 from spar_env.rules import make_rules  # noqa: E402
 
 TARGET = 1e-3

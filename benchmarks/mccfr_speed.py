@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents.cfr.mccfr import ExternalSampling
-from agents.heuristic import HeuristicAgent
+from spar_agents.cfr.mccfr import ExternalSampling
+from spar_agents.heuristic import HeuristicAgent
 from spar_env.rules import make_rules
 
 

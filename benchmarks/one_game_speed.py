@@ -108,7 +108,7 @@ def aec_over_leduc(seconds: float) -> float:
 
 def heuristic_decision_us(seconds: float) -> float:
     """Mean microseconds of one ``heuristic`` decision in one game, over whole hands."""
-    from agents import Situation, make_agent
+    from spar_agents import Situation, make_agent
     from spar_env.core import reset, start_sessions, step
     from spar_env.history import History
     from spar_env.rules import make_rules

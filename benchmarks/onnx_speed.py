@@ -4,7 +4,7 @@
     python benchmarks/onnx_speed.py --bot bots/mine.onnx --seconds 10
     python benchmarks/onnx_speed.py --bot checkpoints/universal.onnx   # observation v2
 
-The bot runs as every seat runs it (:class:`agents.export.bot.OnnxAgent`: one
+The bot runs as every seat runs it (:class:`spar_agents.export.bot.OnnxAgent`: one
 thread, no spinning) on real decisions of random self-play. It prints:
 
 - decisions per second in batches of ``--batch`` (4,096): the time of
@@ -13,7 +13,7 @@ thread, no spinning) on real decisions of random self-play. It prints:
 - the time of a single decision (a batch of one): median and 90th percentile.
 
 A universal bot plays through its game's own graph, made when it is loaded
-(:mod:`agents.export.specialise`); ``--game`` picks the game (``spar4``,
+(:mod:`spar_agents.export.specialise`); ``--game`` picks the game (``spar4``,
 ``sipa3``: variant and players; default its first), and the figures of its
 raw graph on observation v2 (:meth:`OnnxAgent.probs`) are printed beside.
 
@@ -36,8 +36,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules  # noqa: E402
-from agents.export.samples import self_play_observations  # noqa: E402
+from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules  # noqa: E402
+from spar_agents.export.samples import self_play_observations  # noqa: E402
 from spar_env.atomic import atomic_output  # noqa: E402
 from spar_env.rules import make_rules  # noqa: E402
 

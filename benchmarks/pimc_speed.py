@@ -29,8 +29,8 @@ import time
 
 import numpy as np
 
-from agents import AGENTS, Situation, make_agent
-from agents.pimc import PimcAgent
+from spar_agents import AGENTS, Situation, make_agent
+from spar_agents.pimc import PimcAgent
 from spar_env.core import reset, step
 from spar_env.history import History
 from spar_env.rules import Ruleset, make_rules

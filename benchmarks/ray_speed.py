@@ -40,16 +40,16 @@ import numpy as np
 import ray
 import torch
 
-from agents.ppo.update import ppo_update
+from spar_agents.ppo.update import ppo_update
 from spar_env.rules import make_rules
-from train.config import default_config_path, load_config, rules_of
-from train.distributed.bench import run_tournament_on_ray
-from train.distributed.rollout import RayCollector
-from train.model import build_model, reward_scale
-from train.pool import OpponentPool
-from train.ppo import ppo_settings, to_batch, train
-from train.rollout import Collector, Rollout
-from train.tournament import run_tournament
+from spar_train.config import default_config_path, load_config, rules_of
+from spar_train.distributed.bench import run_tournament_on_ray
+from spar_train.distributed.rollout import RayCollector
+from spar_train.model import build_model, reward_scale
+from spar_train.opponent_pool import OpponentPool
+from spar_train.ppo import ppo_settings, to_batch, train
+from spar_train.rollout import Collector, Rollout
+from spar_train.tournament import run_tournament
 
 LINEUP = ["pimc", "heuristic", "heuristic", "heuristic"]
 OBJECT_STORE = 500 * 2**20  # bytes: a rollout is a few MB

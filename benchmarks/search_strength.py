@@ -5,7 +5,7 @@
     python benchmarks/search_strength.py --spec search:policy=onnx:spar4 --opponents onnx:spar4
 
 **Strength** (4-player ``spar``): the duplicate-deal tournament of ``spar bench``
-(:func:`train.tournament.run_tournament`, seats rotated) with ``--spec`` in
+(:func:`spar_train.tournament.run_tournament`, seats rotated) with ``--spec`` in
 one seat against three copies of each of ``--opponents`` (by default the
 shipped universal bot, then ``pimc``); the mean payoff per hand with its 95%
 interval. The same figures come from
@@ -37,9 +37,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from pimc_speed import time_decisions  # noqa: E402  (beside this script)
 
-from agents import make_agent  # noqa: E402
+from spar_agents import make_agent  # noqa: E402
 from spar_env.rules import make_rules  # noqa: E402
-from train.tournament import run_tournament  # noqa: E402
+from spar_train.tournament import run_tournament  # noqa: E402
 
 DEFAULT_SPEC = "search"  # its defaults: the universal bot as the policy
 OPPONENTS = "onnx:universal,pimc"

@@ -13,7 +13,7 @@ Each cell is one command (printed with ``--commands``):
   seats, for 2 and for 4 players) in the other seats;
 - approximate exploitability: ``spar exploit AGENT`` with a fixed budget (by default 30
   minutes on one thread, after imitating the shipped bot: ``--warm-start``), the best
-  response's payoff per hand on fresh deals (:mod:`train.exploit`).
+  response's payoff per hand on fresh deals (:mod:`spar_train.exploit`).
 
 An agent against copies of itself makes exactly 0 on rotated duplicate deals, so
 those cells say so instead of playing. The 2-player table's sampled CFR row needs
@@ -55,8 +55,8 @@ def commands(agent: str, players: int, deals: int, budget: str) -> list[str]:
 def cell(agent: str, opponent: str | None, players: int, deals: int, args) -> str:
     """One figure, ``+0.123 ± 0.014``, or why there is none."""
     from spar_env.rules import make_rules
-    from train.exploit import exploit_config, run_exploit
-    from train.tournament import run_tournament
+    from spar_train.exploit import exploit_config, run_exploit
+    from spar_train.tournament import run_tournament
 
     rules = make_rules("spar", players=players)
     try:

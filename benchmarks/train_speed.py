@@ -7,7 +7,7 @@ Both learners train on 4-player ``spar`` and count learner decisions per
 second end to end (rollout and update together, TensorBoard's
 ``charts/SPS``):
 
-- **ours**: :func:`train.run` on ``configs/ppo_spar4.toml`` (its opponent
+- **ours**: :func:`spar_train.run` on ``configs/ppo_spar4.toml`` (its opponent
   mix), and once more with ``heuristic`` in every other seat, the same
   opponents as the MaskablePPO run. The first update (torch warm-up) is left
   out. Where the time goes is reported too: the learner's forward passes,
@@ -32,8 +32,8 @@ import gymnasium as gym
 import torch
 
 import spar_env  # noqa: F401  (registers spar_env/Spar-v0)
-import train
-from train.config import default_config_path, load_config
+import spar_train
+from spar_train.config import default_config_path, load_config
 
 
 def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
@@ -45,7 +45,7 @@ def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
     config = load_config(default_config_path(), overrides)
     seen: list = []
     with tempfile.TemporaryDirectory() as runs:
-        train.run(config, Path(runs), report=seen.append)
+        spar_train.run(config, Path(runs), report=seen.append)
     steady = [e.figures for e in seen if e.phase == "ppo"][1:]  # the first pays torch's warm-up
     parts = {
         k.removesuffix("_seconds"): statistics.fmean(f[k] for f in steady)

@@ -26,13 +26,13 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from agents.export.bot import load_session
-from agents.export.metadata import signature_of
-from agents.ppo.agent import latest_checkpoint
-from agents.ppo.checkpoint import load_checkpoint
-from agents.signature import covered_text
+from spar_agents.export.bot import load_session
+from spar_agents.export.metadata import signature_of
+from spar_agents.ppo.agent import latest_checkpoint
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_agents.signature import covered_text
 from spar_env.atomic import atomic_output
-from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_SIZE
+from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE
 
 
 def bench_entry(path: Path) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
         "game": f"{len(games)} games, every one it covers: {covered_text(games)}",
         "games": games,
         "inputs": (
-            f"obs uint8 [batch, {OBS_V2_SIZE}] (spar_env.observe_v2, observation v2), mask bool "
+            f"obs uint8 [batch, {OBS_V2_SIZE}] (spar_env.observation.universal, observation v2), mask bool "
             f"[batch, {NUM_ACTIONS_V2}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
             f"probs float32 [batch, {NUM_ACTIONS_V2}], 0 on illegal actions. Loaded for one game, "
             "it plays through that game's own graph (agents/export/specialise.py)"

@@ -9,9 +9,9 @@ no evaluation) in steady state: a snapshot is taken after every update, and
 the updates before the pool holds all its ``pool.snapshots`` are left out, so
 the snapshot opponents play as they do through most of a run:
 
-- **single game**: :func:`train.run` on ``configs/ppo_spar4.toml`` (4-player
+- **single game**: :func:`spar_train.run` on ``configs/ppo_spar4.toml`` (4-player
   ``spar``, 2,048 games);
-- **universal**: :func:`train.run` on ``configs/ppo_universal.toml`` (every
+- **universal**: :func:`spar_train.run` on ``configs/ppo_universal.toml`` (every
   game of its ``game.mix`` at once, 6,144 games shared out among them).
 
 The two alternate in rounds, so both see the same machine load; the ratio is
@@ -26,8 +26,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-import train
-from train.config import load_config
+import spar_train
+from spar_train.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"single game": "ppo_spar4.toml", "universal": "ppo_universal.toml"}
@@ -43,7 +43,7 @@ def speed(config_file: str, updates: int, threads: int) -> float:
     config = load_config(ROOT / "configs" / config_file, overrides)
     seen: list = []
     with tempfile.TemporaryDirectory() as runs:
-        train.run(config, Path(runs), report=seen.append)
+        spar_train.run(config, Path(runs), report=seen.append)
     steady = [e.figures["decisions_per_second"] for e in seen if e.phase == "ppo"][filling:]
     return statistics.median(steady)
 

@@ -63,9 +63,9 @@ def run(bot: str, deals: int, todo: list[tuple[str, int, tuple[str, ...]]]) -> l
     """The figures of each cell of ``todo`` (see :func:`cells`)."""
     from rich.progress import Progress
 
-    from agents import make_agent
-    from spar_env.cli.overrides import ruleset_overrides
-    from train.tournament import run_tournament
+    from spar_agents import make_agent
+    from spar_apps.cli.overrides import ruleset_overrides
+    from spar_train.tournament import run_tournament
 
     rows = []
     with Progress(transient=True) as bar:

@@ -4,7 +4,7 @@
     python benchmarks/update_speed.py --against /tmp/spar-before   # and another, alternating
     python benchmarks/update_speed.py --precision float32          # this checkout in float32
 
-One update is :func:`agents.ppo.update.ppo_update` on the default config's
+One update is :func:`spar_agents.ppo.update.ppo_update` on the default config's
 networks (``configs/ppo_spar4.toml``: two 256-wide layers each, the
 privileged critic) and settings (3 epochs of minibatches of 8,192), over a
 batch the size of one default rollout's decisions (``--rows``, about 18,700
@@ -42,9 +42,9 @@ def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, 
     import numpy as np
     import torch
 
-    from agents.ppo import update
-    from train.config import load_config
-    from train.ppo import build_model, ppo_settings, rules_of
+    from spar_agents.ppo import update
+    from spar_train.config import load_config
+    from spar_train.ppo import build_model, ppo_settings, rules_of
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
@@ -76,7 +76,7 @@ def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, 
 def _resolved(precision: str) -> str:
     """The arithmetic a checkout's ``precision`` setting stands for on this machine."""
     try:
-        from agents.ppo.precision import resolve
+        from spar_agents.ppo.precision import resolve
     except ImportError:  # a checkout from before the setting: float32
         return precision
     return resolve(precision)
@@ -86,7 +86,7 @@ def _batch(rows: int, model, g):
     import numpy as np
     import torch
 
-    from agents.ppo.update import Batch
+    from spar_agents.ppo.update import Batch
 
     high = (1.0 / model.obs_scale.numpy()).round().astype(np.int64)
     obs = (g.random((rows, model.obs_size)) * (high + 1)).astype(np.uint8)

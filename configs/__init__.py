@@ -1,4 +1,4 @@
 """The ready-made TOML configs of ``spar train``.
 
-Installed as the package data ``spar_env.configs``; :mod:`spar_env.shipped` finds them.
+Installed as the package data ``spar_train.configs``; :mod:`spar_agents.shipped` finds them.
 """

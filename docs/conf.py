@@ -29,7 +29,7 @@ html_title = f"spar-rl {release}"
 myst_heading_anchors = 4
 myst_enable_extensions = ["colon_fence"]
 
-# The API reference: every module of the three packages, from their docstrings.
+# The API reference: every module of the four packages, from their docstrings.
 # A module's page is its docstring and its members (the template in _templates/ leaves out
 # autosummary's tables of members, which cut each summary at its first full stop).
 templates_path = ["_templates"]

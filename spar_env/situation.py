@@ -1,9 +1,9 @@
 """A batch of decisions: in each listed game, the seat to move, with what it may read.
 
-A :class:`Situation` is what agents decide on (:mod:`agents.base`) and what
+A :class:`Situation` is what agents decide on (:mod:`spar_agents.base`) and what
 the environments hand to agent opponents. ``obs`` and ``mask`` are what a
 neural agent reads; ``state`` and ``history`` are there to build structured
-views of what the deciding seat may know (:mod:`agents.knowledge`). They
+views of what the deciding seat may know (:mod:`spar_agents.knowledge`). They
 hold hidden cards, so agents must not read them directly.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from spar_env.core import State, unpack
 from spar_env.history import History
-from spar_env.observe import encode
+from spar_env.observation.per_game import encode
 from spar_env.rules import Ruleset
 
 

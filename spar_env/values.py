@@ -18,7 +18,7 @@ text with a comma: ``3,2``        tuple of its items, each read by these rules
 anything else                     the text itself, e.g. ``stones:30``, ``bonus``
 ================================  ================================================
 
-The command line (``spar_env.cli``), the agent registry and the run configs
+The command line (``spar_apps.cli``), the agent registry and the run configs
 all read values here, so a value means the same wherever it is written.
 """
 

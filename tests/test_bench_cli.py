@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spar_env.cli import main
-from spar_env.cli.bench import CSV_FIELDS
+from spar_apps.cli import main
+from spar_apps.cli.bench import CSV_FIELDS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.cfr import evaluation as ev
-from agents.cfr.build import build_tree
-from agents.cfr.lp import solve_lp
-from agents.cfr.seqform import sequence_form
-from agents.cfr.solvers import ALGORITHMS, make_solver
-from agents.cfr.tree import TERMINAL, make_tree
+from spar_agents.cfr import evaluation as ev
+from spar_agents.cfr.build import build_tree
+from spar_agents.cfr.lp import solve_lp
+from spar_agents.cfr.seqform import sequence_form
+from spar_agents.cfr.solvers import ALGORITHMS, make_solver
+from spar_agents.cfr.tree import TERMINAL, make_tree
 from spar_env import make_rules
 from spar_env.core import reset, step
 

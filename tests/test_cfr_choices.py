@@ -1,4 +1,4 @@
-"""Reading a solved profile's choices (``agents.cfr.choices``) on ``micro``: the walk's reach
+"""Reading a solved profile's choices (``spar_agents.cfr.choices``) on ``micro``: the walk's reach
 agrees with the exact evaluation, and the tables' shares are exact for the uniform profile."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from agents.cfr.build import build_tree
-from agents.cfr.choices import before_last_table, keep_table, lead_table, walk, walk_policy
-from agents.cfr.evaluation import expected_value
-from agents.cfr.seqform import sequence_form
-from agents.cfr.solvers import make_solver
-from agents.cfr.tree import make_tree
+from spar_agents.cfr.build import build_tree
+from spar_agents.cfr.choices import before_last_table, keep_table, lead_table, walk, walk_policy
+from spar_agents.cfr.evaluation import expected_value
+from spar_agents.cfr.seqform import sequence_form
+from spar_agents.cfr.solvers import make_solver
+from spar_agents.cfr.tree import make_tree
 from spar_env.core import unpack
 from spar_env.rules import make_rules
 
@@ -61,7 +61,7 @@ def test_the_uniform_profile_gives_even_choices_in_every_table(micro) -> None:
 
 
 def test_a_saved_policy_walks_as_its_profile(micro, solved, tmp_path) -> None:
-    from agents.cfr.policy import CFRPolicy, load_policy
+    from spar_agents.cfr.policy import CFRPolicy, load_policy
 
     path = CFRPolicy.from_profile(micro, solved).save(tmp_path / "policy.npz")
     again = walk_policy(load_policy(path))

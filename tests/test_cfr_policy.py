@@ -8,12 +8,12 @@ import zipfile
 import numpy as np
 import pytest
 
-from agents.base import Situation
-from agents.cfr.policy import CFRAgent, load_policy
+from spar_agents.base import Situation
+from spar_agents.cfr.policy import CFRAgent, load_policy
 from spar_env import make_rules
 from spar_env.core import reset, step
 from spar_env.history import History
-from train.solve import solve_exact
+from spar_train.solve import solve_exact
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +130,8 @@ def test_agent_plays_the_solved_policy(solved):
 
 def test_the_policy_file_is_an_agent_spec_that_beats_random(solved):
     """``cfr:<policy.npz>`` works in the duplicate-deal bench, and the equilibrium wins."""
-    from agents import make_agent
-    from train.tournament import run_tournament
+    from spar_agents import make_agent
+    from spar_train.tournament import run_tournament
 
     result, _ = solved
     rules = make_rules("micro")

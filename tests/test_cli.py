@@ -1,6 +1,6 @@
 """The ``spar`` command line: help, version, ``record``, ``replay`` and the ``--set`` value parser.
 
-Most tests call :func:`spar_env.cli.main` in-process; one runs the installed
+Most tests call :func:`spar_apps.cli.main` in-process; one runs the installed
 ``spar`` console script in real subprocesses, piping ``record`` into ``replay``.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from spar_apps.cli import main
+from spar_apps.cli.overrides import parse_overrides, ruleset_overrides
 from spar_env import __version__
-from spar_env.cli import main
-from spar_env.cli.overrides import parse_overrides, ruleset_overrides
 from spar_env.rules import make_rules
 from spar_env.values import parse_value
 

@@ -3,7 +3,7 @@
 Every bad argument, file or line must give one line on stderr that names it,
 with a non-zero exit status (2 for bad arguments, 1 when ``spar replay`` finds
 a broken record), and never a traceback, a hang or a silent success. Most cases
-call :func:`spar_env.cli.main` in-process; the closed stdout and the would-be
+call :func:`spar_apps.cli.main` in-process; the closed stdout and the would-be
 hangs run the installed ``spar`` console script in real subprocesses, with a
 timeout.
 """
@@ -21,8 +21,8 @@ import gymnasium as gym
 import pytest
 
 import spar_env
+from spar_apps.cli import main
 from spar_env import make_rules
-from spar_env.cli import main
 
 SPAR = Path(sys.executable).parent / "spar"
 TIMEOUT = 60  # seconds; every case here takes about one
@@ -65,8 +65,8 @@ def no_run(monkeypatch: pytest.MonkeyPatch) -> None:
     def started(*args, **kwargs):
         raise AssertionError("the run started before the arguments were checked")
 
-    monkeypatch.setattr("train.tournament.run_tournament", started)
-    monkeypatch.setattr("spar_env.cli.record.record_hands", started)
+    monkeypatch.setattr("spar_train.tournament.run_tournament", started)
+    monkeypatch.setattr("spar_apps.cli.record.record_hands", started)
 
 
 # ----- spar replay ---------------------------------------------------------------------------

@@ -29,20 +29,22 @@ HELPER = "    return np.int64((x * _H01) >> np.uint64(56))\n"
 def _probe(copy: Path) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE")}
     env["PYTHONPATH"] = str(copy)
-    code = "from agents._probe import probe; print(probe(7), sum(probe.stats.cache_hits.values()))"
+    code = "from spar_agents._probe import probe; print(probe(7), sum(probe.stats.cache_hits.values()))"
     done = subprocess.run([sys.executable, "-c", code], cwd=copy, env=env, capture_output=True,
                           text=True, timeout=300, check=True)  # fmt: skip
     return done.stdout.strip()
 
 
 def test_an_edit_to_a_helper_reaches_the_cached_kernel_that_inlines_it(tmp_path: Path) -> None:
-    for package in compile_cache.PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package,
+    packages = compile_cache.project_packages()
+    assert {"spar_env", "spar_agents", "spar_train", "spar_apps"} <= set(packages)
+    for package, folder in packages.items():  # each under its import name, as a wheel has them
+        shutil.copytree(folder, tmp_path / package,
                         ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    (tmp_path / "agents" / "_probe.py").write_text(PROBE)
+    (tmp_path / "spar_agents" / "_probe.py").write_text(PROBE)
     assert _probe(tmp_path) == "3 0"  # compiled, and written to the cache
     assert _probe(tmp_path) == "3 1"  # read back from the cache
-    assert list((tmp_path / "agents" / "__pycache__").glob("_probe.probe-*.nbi"))
+    assert list((tmp_path / "spar_agents" / "__pycache__").glob("_probe.probe-*.nbi"))
     bits = tmp_path / "spar_env" / "core" / "bits.py"
     source = bits.read_text()
     assert source.count(HELPER) == 1
@@ -54,16 +56,16 @@ def test_an_edit_to_a_helper_reaches_the_cached_kernel_that_inlines_it(tmp_path:
 def test_every_cached_function_of_the_project_is_stamped_with_its_sources() -> None:
     from numba.core.registry import CPUDispatcher
 
-    import agents.heuristic  # noqa: F401  (the compiled modules of agents/)
-    import agents.knowledge  # noqa: F401
-    import agents.pool_sampler  # noqa: F401
-    import agents.solver_kernel  # noqa: F401
+    import spar_agents.card_placement  # noqa: F401
+    import spar_agents.heuristic  # noqa: F401  (the compiled modules of agents/)
+    import spar_agents.knowledge  # noqa: F401
+    import spar_agents.perfect_info.kernel  # noqa: F401
     import spar_env  # noqa: F401
 
     cached = [
         (name, value)
         for name, module in list(sys.modules.items())
-        if name.split(".")[0] in compile_cache.PACKAGES
+        if name.split(".")[0] in compile_cache.project_packages()
         for value in vars(module).values()
         if isinstance(value, CPUDispatcher) and value._cache.__class__.__name__ != "NullCache"
     ]

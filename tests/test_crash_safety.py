@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 import torch
-from guards import TINY, scalars
+from helpers.cli import TINY, scalars
 
-from agents.ppo.agent import latest_checkpoint
-from agents.ppo.checkpoint import load_checkpoint
-from train.config import load_config
-from train.ppo import train
+from spar_agents.ppo.agent import latest_checkpoint
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_train.config import load_config
+from spar_train.ppo import train
 
 SETTINGS = ["run.updates=5", "warmstart.updates=6", "run.checkpoint_every=2", "eval.every=2",
             "run.keep_checkpoints=10"]  # fmt: skip
@@ -81,7 +81,7 @@ elif point == "write":
 
     os.fdopen = opened
 
-from spar_env.cli import main
+from spar_apps.cli import main
 
 sys.exit(main(sys.argv[1:]))
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check_against_reference, play_random_hands, rulesets, with_stock_options
+from helpers.engine import check_against_reference, play_random_hands, rulesets, with_stock_options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

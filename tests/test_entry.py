@@ -1,4 +1,4 @@
-"""``train.run``: the one entry gives, bit for bit, what each trainer gives when called alone,
+"""``spar_train.run``: the one entry gives, bit for bit, what each trainer gives when called alone,
 reports one event type, resumes, and refuses what cannot run before anything runs."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-import train
-from agents.ppo.checkpoint import load_checkpoint
-from train.config import ConfigError, load_config
-from train.mccfr import run_mccfr
-from train.ppo import train as train_ppo
-from train.progress import Progress
+import spar_train
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_train.config import ConfigError, load_config
+from spar_train.mccfr import run_mccfr
+from spar_train.ppo import train as train_ppo
+from spar_train.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -55,7 +55,7 @@ def _same(x, y, where: str) -> None:
 def test_a_ppo_run_through_train_run_is_the_trainers_own_bit_for_bit(tmp_path: Path) -> None:
     config = load_config(TINY, SHORT)
     heard: list[Progress] = []
-    one = train.run(config, tmp_path / "one", report=heard.append)
+    one = spar_train.run(config, tmp_path / "one", report=heard.append)
     two = train_ppo(config, tmp_path / "two")
     _same_checkpoints(one.run_dir / "checkpoints", two.run_dir / "checkpoints")
     assert [e.phase for e in heard] == ["imitation", "ppo", "ppo"]
@@ -67,7 +67,7 @@ def test_a_ppo_run_through_train_run_is_the_trainers_own_bit_for_bit(tmp_path: P
 def test_an_mccfr_run_through_train_run_is_the_trainers_own_bit_for_bit(tmp_path: Path) -> None:
     config = load_config(None, MCCFR)
     heard: list[Progress] = []
-    one = train.run(config, tmp_path / "one", report=heard.append)
+    one = spar_train.run(config, tmp_path / "one", report=heard.append)
     two = run_mccfr(config, tmp_path / "two")
     with np.load(one.policy_path) as a, np.load(two.policy_path) as b:
         assert a.files == b.files
@@ -79,18 +79,18 @@ def test_an_mccfr_run_through_train_run_is_the_trainers_own_bit_for_bit(tmp_path
 def test_a_resumed_run_goes_on_from_its_folder_and_may_run_longer(tmp_path: Path) -> None:
     config = load_config(None, [*MCCFR[:-4], "mccfr.batches=2", "mccfr.eval_every=2",
                                 "mccfr.eval_deals=10", 'mccfr.eval_opponents=["random"]'])  # fmt: skip
-    first = train.run(config, tmp_path)
-    again = train.run(resume=first.run_dir, overrides=["mccfr.batches=4"])
+    first = spar_train.run(config, tmp_path)
+    again = spar_train.run(resume=first.run_dir, overrides=["mccfr.batches=4"])
     assert (first.batches, again.batches) == (2, 4) and again.run_dir == first.run_dir
 
 
 def test_train_run_refuses_what_cannot_run_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="give a config"):
-        train.run(None, tmp_path)
+        spar_train.run(None, tmp_path)
     with pytest.raises(ConfigError, match="no config.toml there"):
-        train.run(resume=tmp_path / "nothing")
+        spar_train.run(resume=tmp_path / "nothing")
     with pytest.raises(ConfigError, match="--ray spreads PPO's rollouts"):
-        train.run(load_config(ROOT / "configs" / "cfr_micro.toml"), tmp_path, ray="")
+        spar_train.run(load_config(ROOT / "configs" / "cfr_micro.toml"), tmp_path, ray="")
     with pytest.raises(ConfigError, match="a resumed run goes on with its own config"):
-        train.run(load_config(TINY), tmp_path, resume=tmp_path)
+        spar_train.run(load_config(TINY), tmp_path, resume=tmp_path)
     assert not any(tmp_path.iterdir())

@@ -9,7 +9,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from spar_env.envs.aec import env, raw_env
 from spar_env.envs.batch import default_illegal_reward
-from spar_env.observe import encode
+from spar_env.observation.per_game import encode
 from spar_env.rules import PRESETS
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

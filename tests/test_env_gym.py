@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 
 from spar_env.envs import ENV_ID, SparEnv, register_envs
 from spar_env.envs.batch import default_illegal_reward
-from spar_env.observe import layout_for
+from spar_env.observation.per_game import layout_for
 from spar_env.rules import PRESETS
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spar_env  # noqa: F401  (registers spar_env/Spar-v0)
-from agents import Decision, make_agent
+from spar_agents import Decision, make_agent
 from spar_env import make_rules
 from spar_env.envs.table import LearnerTable
 
@@ -70,11 +70,55 @@ def test_unknown_spec_names_the_known_agents() -> None:
         gym.make("spar_env/Spar-v0", opponents="grandmaster")
 
 
-def test_specs_per_seat_build_agents() -> None:
-    table = LearnerTable(
-        make_rules("sipa", players=3),
-        4,
-        np.random.default_rng(0),
-        opponents=["heuristic", make_agent("low", make_rules("sipa", players=3))],
-    )
-    assert table.games.history is not None
+class _SeatWatcher:
+    """Plays like the agent it wraps, and notes, per game, the seats it decided for after the
+    learner's (``k = 1`` is the next seat in the direction of play)."""
+
+    def __init__(self, inner, table_of) -> None:
+        self.inner, self.table_of, self.after_learner = inner, table_of, set()
+
+    def act(self, situation, rng) -> Decision:
+        table = self.table_of()
+        n, sign = situation.rules.players, situation.rules.sign
+        k = (situation.seats - table.learner[situation.games]) * sign % n
+        self.after_learner.update(int(x) for x in k)
+        return self.inner.act(situation, rng)
+
+
+def test_specs_per_seat_sit_where_they_are_listed_and_come_from_the_given_builder() -> None:
+    rules = make_rules("sipa", players=3)
+    tables: list[LearnerTable] = []
+    built: list[tuple[str, object]] = []
+
+    def builder(spec: str, given_rules) -> _SeatWatcher:
+        built.append((spec, given_rules))
+        return _SeatWatcher(make_agent(spec, given_rules), lambda: tables[0])
+
+    table = LearnerTable(rules, 64, np.random.default_rng(0), opponents=["heuristic", "low"],
+                         agent_builder=builder)  # fmt: skip
+    tables.append(table)
+    assert built == [("heuristic", rules), ("low", rules)]  # each spec built once, for this game
+    table.restart(np.arange(64))
+    rng = np.random.default_rng(1)
+    while not table.over.all():
+        masks = table.masks()
+        table.act(np.where(masks, rng.random(masks.shape), -1).argmax(axis=1))
+    first, second = (p for p, _ in table._groups)
+    assert (first.after_learner, second.after_learner) == ({1}, {2})
+    assert table.learner.min() != table.learner.max()  # random learner seats: rotated by seat
+
+
+def test_a_spec_without_any_builder_is_refused_naming_the_way_out(monkeypatch) -> None:
+    from spar_env.envs import opponents
+
+    monkeypatch.setattr(opponents, "installed_builder", lambda: None)
+    with pytest.raises(ValueError, match="no agent builder is installed.*agent_builder"):
+        LearnerTable(make_rules("spar"), 1, np.random.default_rng(0), opponents="heuristic")
+    LearnerTable(make_rules("spar"), 1, np.random.default_rng(0), opponents="random")  # built in
+
+
+def test_the_installed_builder_is_the_agent_registry() -> None:
+    from spar_agents.registry import make_agent as registry_make_agent
+    from spar_env.envs.opponents import installed_builder
+
+    assert installed_builder() is registry_make_agent

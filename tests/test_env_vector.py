@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 from spar_env.envs import ENV_ID, SparEnv, SparVectorEnv, register_envs
 from spar_env.envs.batch import default_illegal_reward
-from spar_env.observe import layout_for
+from spar_env.observation.per_game import layout_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

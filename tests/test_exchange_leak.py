@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Situation
-from agents.worlds import DISCARD, HAND, seat_views
+from spar_agents.base import Situation
+from spar_agents.worlds import DISCARD, HAND, seat_views
 from spar_env import make_rules, raw_env
 from spar_env.core import EXCHANGE, PLAY, reset, step, tables_for
 from spar_env.core.deal import deck_for_hands
 from spar_env.envs.render import render_table
 from spar_env.history import History
-from spar_env.observe import encode
+from spar_env.observation.per_game import encode
 
 RULES = make_rules("spar", players=4, weak_hand_exchange=True)
 # Two-card hands are often weak (about one in five), so both kinds meet in most deals.

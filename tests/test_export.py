@@ -14,19 +14,19 @@ import onnx
 import pytest
 import torch
 
-from agents import make_agent
-from agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules
-from agents.export.metadata import BotError, action_names
-from agents.export.samples import self_play_observations
-from agents.export.writer import export_checkpoint, largest_difference
-from agents.ppo.agent import policy_probs
-from agents.ppo.checkpoint import save_checkpoint
-from agents.ppo.network import ActorCritic
-from agents.signature import game_signature
-from spar_env.cli import main
-from spar_env.observe import OBS_VERSION, layout_for
+from spar_agents import make_agent
+from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules
+from spar_agents.export.metadata import BotError, action_names
+from spar_agents.export.samples import self_play_observations
+from spar_agents.export.writer import export_checkpoint, largest_difference
+from spar_agents.ppo.agent import policy_probs
+from spar_agents.ppo.checkpoint import save_checkpoint
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.signature import game_signature
+from spar_apps.cli import main
+from spar_env.observation.per_game import OBS_VERSION, layout_for
 from spar_env.rules import make_rules
-from train.tournament import run_tournament
+from spar_train.tournament import run_tournament
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +148,7 @@ def test_the_bot_is_an_env_opponent(spar4_bot) -> None:
 
 
 def test_sampling_follows_the_policy_and_stays_legal(spar4_bot) -> None:
-    from agents.export.bot import _sample
+    from spar_agents.export.bot import _sample
 
     _, bot = spar4_bot
     rules = make_rules("spar")
@@ -170,7 +170,7 @@ def test_the_onnx_agent_plays_a_bench_without_importing_torch(spar4_bot) -> None
     _, bot = spar4_bot
     code = (
         "import sys\n"
-        "from spar_env.cli import main\n"
+        "from spar_apps.cli import main\n"
         f"status = main(['bench', 'onnx:{bot}', 'random', '--deals', '20', '--json'])\n"
         "assert status == 0, status\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
@@ -240,6 +240,6 @@ def test_the_shipped_bot_beats_random() -> None:
 
 
 def _session(data: bytes):
-    from agents.export.bot import load_session
+    from spar_agents.export.bot import load_session
 
     return load_session(data, "the test bot")

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import rulesets
+from helpers.engine import rulesets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import Situation, make_agent
-from agents.heuristic import HeuristicAgent
-from agents.knowledge import trick_view
+from spar_agents import Situation, make_agent
+from spar_agents.heuristic import HeuristicAgent
+from spar_agents.knowledge import trick_view
 from spar_env.core import EXCHANGE, next_hand, reset, shuffle_decks, start_sessions, step
 from spar_env.core.deal import deck_for_hands
 from spar_env.core.tables import tables_for
 from spar_env.history import History
 from spar_env.rules import PRESETS, Ruleset, make_rules
-from train.tournament import run_tournament
+from spar_train.tournament import run_tournament
 
 
 def play_hands(

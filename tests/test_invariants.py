@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import play_out, with_stock_options
+from helpers.engine import play_out, with_stock_options
 
 from spar_env.core import reset
 from spar_env.core.state import State

@@ -1,5 +1,14 @@
-"""The import graph of the packages: no module imports another that imports it back (directly
-or through a chain), and nothing below the command line imports it.
+"""The floors of the house, and the import graph that keeps them: each package imports only
+its own floor and those below it, and no module imports another that imports it back.
+
+=========  ===============  ====================================================
+floor      import name      may import (besides itself)
+=========  ===============  ====================================================
+engine     ``spar_env``     nothing of ours
+agents     ``spar_agents``  the engine
+runs       ``spar_train``   the engine, the agents
+apps       ``spar_apps``    everything
+=========  ===============  ====================================================
 
 Every import counts, at the top of a module or inside a function: a lazy import is a
 dependency all the same. ``from package import name`` is an edge to ``package.name`` when that
@@ -9,10 +18,12 @@ is a module, else to the package.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 
-from spar_env.core.compile_cache import project_modules
+from spar_env.core.compile_cache import project_modules, project_packages
 
-CLI = "spar_env.cli"
+FLOORS = ("spar_env", "spar_agents", "spar_train", "spar_apps")  # bottom to top
 
 
 def _graph() -> dict[str, set[str]]:
@@ -88,10 +99,46 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
     assert _cycles(graph) == []
 
 
-def test_nothing_below_the_command_line_imports_it() -> None:
-    below = {
-        module: sorted(e for e in edges if e == CLI or e.startswith(CLI + "."))
-        for module, edges in _graph().items()
-        if not (module == CLI or module.startswith(CLI + "."))
-    }
-    assert {module: cli for module, cli in below.items() if cli} == {}
+def _upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each module's imports of a floor above its own."""
+    def floor(module: str) -> int:
+        return FLOORS.index(module.partition(".")[0])
+
+    found = {m: sorted(e for e in edges if floor(e) > floor(m)) for m, edges in graph.items()}
+    return {m: up for m, up in found.items() if up}
+
+
+def test_the_checker_finds_an_upward_import() -> None:
+    graph = {"spar_env.envs.x": {"spar_agents", "spar_env.core"}, "spar_agents.a": {"spar_env"},
+             "spar_train.t": {"spar_apps.cli"}, "spar_apps.cli": {"spar_train.t"}}  # fmt: skip
+    assert _upward(graph) == {"spar_env.envs.x": ["spar_agents"], "spar_train.t": ["spar_apps.cli"]}
+
+
+def test_every_package_is_on_a_floor() -> None:
+    assert set(project_packages()) == set(FLOORS)
+
+
+def test_no_module_imports_a_floor_above_its_own() -> None:
+    assert _upward(_graph()) == {}
+
+
+def test_no_module_is_importable_under_a_second_name(tmp_path) -> None:
+    """From a folder of the user's own that holds ``agents/`` and ``train.py``, importing every
+    module of ours loads each under its one name: none of the folders' bare names."""
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("raise ImportError('the user agents')\n")
+    (tmp_path / "train.py").write_text("raise ImportError('the user train')\n")
+    modules = sorted(m for m in project_modules() if not m.startswith("spar_env.rllib"))
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+        "ours = {'spar_env', 'spar_agents', 'spar_train', 'spar_apps'}\n"
+        "bare = sorted(m for m in sys.modules if m.partition('.')[0] in {'agents', 'train', 'apps'})\n"
+        "print(len([m for m in sys.modules if m.partition('.')[0] in ours]), bare)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    count, bare = done.stdout.split(" ", 1)
+    assert int(count) >= len(modules) and bare.strip() == "[]"

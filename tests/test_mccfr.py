@@ -6,20 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.cfr.abstraction import InfosetRows, card_abstraction
-from agents.cfr.evaluation import nash_conv
-from agents.cfr.mccfr import ExternalSampling
-from agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
-from agents.cfr.seqform import sequence_form
-from agents.registry import make_agent
+from spar_agents.cfr.abstraction import InfosetRows, card_abstraction
+from spar_agents.cfr.evaluation import nash_conv
+from spar_agents.cfr.mccfr import ExternalSampling
+from spar_agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
+from spar_agents.cfr.seqform import sequence_form
+from spar_agents.registry import make_agent
 from spar_env import make_rules
 from spar_env.core import reset, step, tables_for
 from spar_env.core.bits import lowest_bit_index, unpack
 from spar_env.history import History
 from spar_env.situation import Situation
-from train.config import ConfigError, load_config
-from train.evaluate import evaluate
-from train.mccfr import run_mccfr
+from spar_train.config import ConfigError, load_config
+from spar_train.evaluate import evaluate
+from spar_train.mccfr import run_mccfr
 
 SPAR2 = make_rules("spar", players=2)
 

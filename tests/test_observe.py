@@ -7,15 +7,15 @@ import re
 
 import numpy as np
 import pytest
-from observe_reference import reference_encode
+from helpers.observe_reference import reference_encode
 
-import spar_env.observe as observe
+import spar_env.observation.per_game as observe
 from spar_env.core import next_hand, reset, step, unpack
 from spar_env.core.bits import pack
 from spar_env.core.deal import deck_for_hands
 from spar_env.envs.batch import GameBatch
-from spar_env.observe import Encoder, encode, layout_for
-from spar_env.observe_v2 import encode_v2
+from spar_env.observation.per_game import Encoder, encode, layout_for
+from spar_env.observation.universal import encode_v2
 from spar_env.rules import PRESETS, make_rules
 
 # Rulesets that between them switch on every block and option.

@@ -10,9 +10,9 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import cfr, expected_game_score, exploitability  # noqa: E402
 
-from agents.cfr import evaluation as ev  # noqa: E402
-from agents.cfr.build import build_tree  # noqa: E402
-from agents.cfr.seqform import sequence_form  # noqa: E402
+from spar_agents.cfr import evaluation as ev  # noqa: E402
+from spar_agents.cfr.build import build_tree  # noqa: E402
+from spar_agents.cfr.seqform import sequence_form  # noqa: E402
 from spar_env import make_rules  # noqa: E402
 from spar_env.openspiel import load_game  # noqa: E402
 
@@ -99,7 +99,7 @@ def test_our_equilibrium_is_an_equilibrium_for_openspiel(micro_tree):
     # Our LP solution, copied into OpenSpiel's tabular policy through each information
     # state's representative state: OpenSpiel's NashConv must be 0 (so the bridge's
     # information states and our tree's information sets are the same partition).
-    from agents.cfr.lp import solve_lp
+    from spar_agents.cfr.lp import solve_lp
 
     sf = sequence_form(micro_tree)
     table = sf.tree_policy(solve_lp(sf).profile)

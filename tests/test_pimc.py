@@ -7,9 +7,9 @@ import pytest
 from test_solver import brute_children
 from test_worlds import random_situation, relabel, true_world
 
-from agents import Situation, make_agent
-from agents.pimc import PimcAgent
-from agents.worlds import seat_views
+from spar_agents import Situation, make_agent
+from spar_agents.pimc import PimcAgent
+from spar_agents.worlds import seat_views
 from spar_env import make_rules
 from spar_env.core import EXCHANGE, reset, step
 from spar_env.history import History

@@ -15,10 +15,10 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from agents import make_agent
+from spar_agents import make_agent
+from spar_apps.terminal import HumanTable, MoveError, Quit, play_session, read_move, screen
 from spar_env import replay
 from spar_env.envs.render import BACK
-from spar_env.play import HumanTable, MoveError, Quit, play_session, read_move, screen
 from spar_env.rules import make_rules
 
 SPAR = Path(sys.executable).parent / "spar"
@@ -244,7 +244,7 @@ def test_the_screen_writes_scores_in_c_notation_and_colours_red_suits() -> None:
 
 
 def test_the_hint_shows_the_bots_probabilities() -> None:
-    from agents.export.bot import SHIPPED_BOT
+    from spar_agents.export.bot import SHIPPED_BOT
 
     rules = make_rules("spar", c_notation=True)  # the shipped bot's game, scores written as c3
     table = table_for(rules, seed=6)
@@ -346,7 +346,7 @@ def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() 
 
 
 def test_spar_play_refuses_bad_options_in_one_line(capsys) -> None:
-    from spar_env.cli import main
+    from spar_apps.cli import main
 
     assert main(["play", "--seat", "4"]) == 2
     assert "--seat must be a seat 0..3" in capsys.readouterr().err
@@ -364,7 +364,7 @@ def test_spar_play_refuses_bad_options_in_one_line(capsys) -> None:
 
 
 def test_the_hint_comes_from_the_shipped_bot_that_plays_the_game() -> None:
-    from spar_env.cli.play import _hint
+    from spar_apps.cli.play import _hint
 
     rules = make_rules("sipa", players=3)  # heuristic opponents: the hint is the universal bot's
     term = Script(["1"] * rules.hand_size)

@@ -11,23 +11,23 @@ import pytest
 import torch
 from test_observe import random_states, relabel_hidden
 
-from agents import make_agent
-from agents.base import Situation
-from agents.ppo.agent import PPOAgent, policy_probs, sample_actions
-from agents.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from agents.ppo.network import ActorCritic, legal_entropy
-from agents.ppo.update import Batch, PPOSettings, gae, ppo_update
+from spar_agents import make_agent
+from spar_agents.base import Situation
+from spar_agents.ppo.agent import PPOAgent, policy_probs, sample_actions
+from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from spar_agents.ppo.network import ActorCritic, legal_entropy
+from spar_agents.ppo.update import Batch, PPOSettings, gae, ppo_update
 from spar_env.history import History
-from spar_env.observe import layout_for
-from spar_env.observe_v2 import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH, view_for
+from spar_env.observation.per_game import layout_for
+from spar_env.observation.universal import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH, view_for
 from spar_env.rules import make_rules
-from train.config import Config, load_config
-from train.evaluate import evaluate
-from train.lockstep import learner_answers
-from train.model import build_model
-from train.pool import OpponentPool, snapshot_models
-from train.ppo import train
-from train.rollout import Collector, collect_in_lockstep
+from spar_train.config import Config, load_config
+from spar_train.evaluate import evaluate
+from spar_train.lockstep import learner_answers
+from spar_train.model import build_model
+from spar_train.opponent_pool import OpponentPool, snapshot_models
+from spar_train.ppo import train
+from spar_train.rollout import Collector, collect_in_lockstep
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -105,7 +105,7 @@ def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic(
     """Relabelling every card the seat cannot see leaves the policy's choices unchanged,
     while the privileged critic (training only) does see them; for the v1 network and for
     the universal one (observation v2) in many games."""
-    from spar_env.observe_v2 import OBS_V2_SIZE, view_for
+    from spar_env.observation.universal import OBS_V2_SIZE, view_for
 
     rules = make_rules(variant, **options)
     config = tiny("game.players=4", "model.privileged_critic=true", *([MIX] if universal else []))
@@ -117,16 +117,17 @@ def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic(
     state = random_states(rules, 200, rng)
     live = np.flatnonzero(~state.terminated)
     agent = PPOAgent(rules, model, universal=universal)
-    before = agent.act(Situation(state, History(state), live), rng)
     for seat in range(rules.players):
         moved = relabel_hidden(state, seat, rng)
         mine = live[state.current_player[live] == seat]
         if mine.size == 0:
             continue
+        # The same decisions in batches of the same shape: a float kernel may round one way
+        # in a batch of 60 rows and another in a batch of 200, so equal shapes, exact equality.
+        before = agent.act(Situation(state, History(state), mine), rng)
         after = agent.act(Situation(moved, History(moved), mine), rng)
-        sel = np.searchsorted(live, mine)
-        np.testing.assert_array_equal(after.probs, before.probs[sel])
-    from train.rollout import hidden_hands
+        np.testing.assert_array_equal(after.probs, before.probs)
+    from spar_train.rollout import hidden_hands
 
     seats = state.current_player[live]
     situation = Situation(state, History(state), live)
@@ -402,7 +403,7 @@ def test_ppo_learns_to_beat_random_in_two_player_spar(tmp_path: Path) -> None:
 
 
 def test_the_learning_curves_are_read_back_and_plotted(tiny_run: Path, tmp_path: Path) -> None:
-    from train.curves import plot_run, read_scalars
+    from spar_train.curves import plot_run, read_scalars
 
     scalars = read_scalars(tiny_run)
     steps, values = scalars["eval/payoff_vs_heuristic"]

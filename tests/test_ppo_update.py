@@ -11,9 +11,9 @@ import pytest
 import torch
 from torch import nn
 
-from agents.ppo import precision
-from agents.ppo.network import ActorCritic, legal_entropy
-from agents.ppo.update import Batch, PPOSettings, make_optimizer, ppo_update
+from spar_agents.ppo import precision
+from spar_agents.ppo.network import ActorCritic, legal_entropy
+from spar_agents.ppo.update import Batch, PPOSettings, make_optimizer, ppo_update
 
 ROWS, OBS, EXTRA, ACTIONS = 300, 20, 12, 9
 

@@ -19,18 +19,18 @@ import pytest
 import ray
 import torch
 
-from agents.ppo.checkpoint import load_checkpoint
-from spar_env.cli import main
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_apps.cli import main
 from spar_env.rules import make_rules
-from train.config import ConfigError, load_config, rules_of
-from train.distributed import check_address, require_ray
-from train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
-from train.distributed.rollout import RayCollector
-from train.model import build_model
-from train.pool import OpponentPool
-from train.ppo import to_batch, train
-from train.rollout import Collector, merge_rollouts
-from train.tournament import run_tournament
+from spar_train.config import ConfigError, load_config, rules_of
+from spar_train.distributed import check_address, require_ray
+from spar_train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
+from spar_train.distributed.rollout import RayCollector
+from spar_train.model import build_model
+from spar_train.opponent_pool import OpponentPool
+from spar_train.ppo import to_batch, train
+from spar_train.rollout import Collector, merge_rollouts
+from spar_train.tournament import run_tournament
 
 pytestmark = pytest.mark.xdist_group("ray")
 

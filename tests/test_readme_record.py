@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-SPAR = [sys.executable, "-c", "import sys; from spar_env.cli import main; sys.exit(main())"]
+SPAR = [sys.executable, "-c", "import sys; from spar_apps.cli import main; sys.exit(main())"]
 
 
 def section(title: str) -> str:

@@ -1,7 +1,7 @@
 """Game records: recording, replaying, the record format and every kind of broken record.
 
 Recorded hands are checked twice: they must replay through the batch core to
-the result they claim, and the pure-Python reference (``tests/reference.py``)
+the result they claim, and the pure-Python reference (``tests/helpers/reference.py``)
 must play the same cards to the same result and face-down plays.
 """
 
@@ -12,9 +12,9 @@ import json
 
 import numpy as np
 import pytest
+from helpers.reference import RefHand
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from reference import RefHand
 
 import spar_env
 from spar_env.core import tables_for

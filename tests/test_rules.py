@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import rulesets
+from helpers.engine import rulesets
 from hypothesis import given, settings
 
 from spar_env.rules import PRESETS, Ruleset, c_notation, format_card, make_rules, parse_card

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from guards import (
+from helpers.cli import (
     ROOT,
     SHIPPED_BOT,
     SPAR,
@@ -135,8 +135,8 @@ def test_resuming_keeps_every_warm_start_point(capsys, tmp_path, monkeypatch) ->
 
 # ----- 4. --resume of a checkpoint that does not fit is one line ------------------------------
 def _bad_payload(payload: dict, case: str) -> dict:
-    from train.config import load_config
-    from train.ppo import build_model, rules_of
+    from spar_train.config import load_config
+    from spar_train.ppo import build_model, rules_of
 
     if case == "a smaller network":
         config = load_config(TINY, ["model.hidden=[32, 32]"])
@@ -150,7 +150,7 @@ def _bad_payload(payload: dict, case: str) -> dict:
 
 @pytest.mark.parametrize("case", ["a smaller network", "no game", "bad counters"])
 def test_resume_refuses_a_checkpoint_that_does_not_fit(capsys, run_copy: Path, case) -> None:
-    from agents.ppo.checkpoint import load_checkpoint, save_checkpoint
+    from spar_agents.ppo.checkpoint import load_checkpoint, save_checkpoint
 
     payload = load_checkpoint(run_copy / "checkpoints" / "update_000002.pt")
     save_checkpoint(run_copy / "checkpoints" / "update_000003.pt", _bad_payload(payload, case))
@@ -159,7 +159,7 @@ def test_resume_refuses_a_checkpoint_that_does_not_fit(capsys, run_copy: Path, c
 
 
 def test_resume_of_a_smaller_network_through_spar(run_copy: Path) -> None:
-    from agents.ppo.checkpoint import load_checkpoint, save_checkpoint
+    from spar_agents.ppo.checkpoint import load_checkpoint, save_checkpoint
 
     payload = load_checkpoint(run_copy / "checkpoints" / "update_000002.pt")
     bad = _bad_payload(payload, "a smaller network")
@@ -172,7 +172,7 @@ def test_resume_of_a_smaller_network_through_spar(run_copy: Path) -> None:
 def test_a_full_disk_during_a_checkpoint_write_says_the_earlier_ones_are_intact(
     capsys, tmp_path, monkeypatch
 ) -> None:
-    from agents.ppo.checkpoint import load_checkpoint
+    from spar_agents.ppo.checkpoint import load_checkpoint
 
     monkeypatch.chdir(tmp_path)
     real_fdopen = os.fdopen
@@ -216,7 +216,7 @@ def test_a_full_disk_during_a_checkpoint_write_says_the_earlier_ones_are_intact(
 
 # ----- 11. checkpoints are only the trainer's files, by update number -------------------------
 def test_a_user_file_named_like_a_checkpoint_is_not_one(capsys, run_copy: Path) -> None:
-    from agents.ppo.agent import latest_checkpoint
+    from spar_agents.ppo.agent import latest_checkpoint
 
     folder = run_copy / "checkpoints"
     shutil.copy(folder / "update_000000.pt", folder / "update_best.pt")
@@ -228,7 +228,7 @@ def test_a_user_file_named_like_a_checkpoint_is_not_one(capsys, run_copy: Path) 
 
 
 def test_checkpoints_are_ordered_by_update_not_by_name(tmp_path: Path) -> None:
-    from agents.ppo.agent import latest_checkpoint
+    from spar_agents.ppo.agent import latest_checkpoint
 
     folder = tmp_path / "run" / "checkpoints"
     folder.mkdir(parents=True)

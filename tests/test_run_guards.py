@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from guards import SHIPPED_BOT, TINY, cli, make_tiny_run, one_line, spar
+from helpers.cli import SHIPPED_BOT, TINY, cli, make_tiny_run, one_line, spar
 
 
 @pytest.fixture(scope="module")

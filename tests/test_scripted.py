@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from conftest import bits, final_disagreements
-from reference import RefHand
+from helpers.engine import bits, final_disagreements
+from helpers.reference import RefHand
 
 from spar_env.core import reset, step, tables_for
 from spar_env.core.deal import deck_for_hands

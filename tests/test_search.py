@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from test_worlds import random_situation, relabel, true_world
 
-from agents import Situation, make_agent
-from agents.search import ROLLOUT_CHUNK, SearchAgent, _public, policy_of, replay
-from agents.worlds import Worlds, seat_views
+from spar_agents import Situation, make_agent
+from spar_agents.search import ROLLOUT_CHUNK, SearchAgent, _public, policy_of, replay
+from spar_agents.worlds import Worlds, seat_views
 from spar_env import make_rules
-from spar_env.observe import encode
+from spar_env.observation.per_game import encode
 
 RULES = make_rules("spar")  # 4 players: the shipped bot's game
 
@@ -39,7 +39,7 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
         assert (history.cards[0] == situation.history.cards[g]).all()  # the plays, replayed
         many = SearchAgent(RULES, policy, worlds=8)
         pool_rng = many._generator(view)
-        from agents.worlds import sample_worlds
+        from spar_agents.worlds import sample_worlds
 
         pool = sample_worlds(view, 16, pool_rng)
         _, _, logs = replay(RULES, view, pool, _public(real, g), policy)
@@ -139,7 +139,7 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
 
 
 def test_the_belief_is_tempered_to_keep_enough_worlds() -> None:
-    from agents.search import systematic, tempered
+    from spar_agents.search import systematic, tempered
 
     flat = np.zeros(64)
     assert tempered(flat, 1.0, 32) == 1.0  # equal weights: nothing to temper
@@ -164,8 +164,8 @@ def test_a_ppo_agent_models_the_seats_by_its_own_probabilities(universal) -> Non
     batched passes with the probabilities its own ``act`` gives, over the game's actions."""
     from test_ppo import MIX, tiny
 
-    from agents.ppo.agent import PPOAgent
-    from train.model import build_model
+    from spar_agents.ppo.agent import PPOAgent
+    from spar_train.model import build_model
 
     model = build_model(tiny("game.players=4", *([MIX] if universal else [])), RULES)
     agent = PPOAgent(RULES, model, universal=universal)

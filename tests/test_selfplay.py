@@ -9,7 +9,7 @@ import pytest
 
 import spar_env.envs.selfplay as selfplay_module
 from spar_env.envs.selfplay import SelfPlay
-from spar_env.observe import encode, layout_for
+from spar_env.observation.per_game import encode, layout_for
 
 
 def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from conftest import CoreTrace, check_against_reference, play_out, seats_of
+from helpers.engine import CoreTrace, check_against_reference, play_out, seats_of
 
 from spar_env.core import next_hand, reset
 from spar_env.core.state import State

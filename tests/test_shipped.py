@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from test_export import tiny_run
 
-from agents import make_agent
-from agents.export.bot import SHIPPED_BOT, OnnxAgent
-from agents.spec_game import lineup_game, spec_rules
-from spar_env import shipped
-from spar_env.cli import main
+from spar_agents import make_agent, shipped
+from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent
+from spar_agents.registry.file_game import lineup_game, spec_rules
+from spar_apps.cli import main
 from spar_env.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]

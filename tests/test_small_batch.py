@@ -13,15 +13,15 @@ import pickle
 
 import numpy as np
 import pytest
-from observe_reference import reference_encode
+from helpers.observe_reference import reference_encode
 from test_observe import CONFIGS, random_states
 
-from agents import Situation, make_agent
-from agents.knowledge import knowledge, trick_view
+from spar_agents import Situation, make_agent
+from spar_agents.knowledge import knowledge, trick_view
 from spar_env.core import random_member, reset, shuffle_decks, step, tables_for
 from spar_env.core.bits import unpack, unpack_into
 from spar_env.history import History
-from spar_env.observe import _BLOCK_NAMES, Encoder, encode, layout_for
+from spar_env.observation.per_game import _BLOCK_NAMES, Encoder, encode, layout_for
 from spar_env.rules import make_rules
 
 RULESETS = [

@@ -3,7 +3,7 @@
 The brute force plays every legal card of every seat through
 :func:`spar_env.core.step` (so the core is the referee of legality, trick
 winners and scoring) and applies the preference order of
-:mod:`agents.solver` written out afresh: own payoff, then the winner's points
+:mod:`spar_agents.perfect_info.solver` written out afresh: own payoff, then the winner's points
 (fewer preferred), then the viewer's payoff (higher preferred), then the winner
 seat (lower preferred).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from agents.solver import Position, Solver, position_from_state
+from spar_agents.perfect_info.solver import Position, Solver, position_from_state
 from spar_env import make_rules
 from spar_env.core import PLAY, State, random_member, reset, step
 from spar_env.core.deal import deal, deck_for_hands, shuffle_decks

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from spar_apps.cli import main
 from spar_env import make_rules
-from spar_env.cli import main
 from spar_env.speed import MODES, measure
 
 

@@ -1,4 +1,4 @@
-"""The strategy study (``train.study``): tip values on duplicate deals, hand rates, the sweeps."""
+"""The strategy study (``spar_train.study``): tip values on duplicate deals, hand rates, the sweeps."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from spar_env.rules import make_rules
-from train.study import (
+from spar_train.study import (
     TIPS,
     Estimate,
     applies,
@@ -82,7 +82,7 @@ def test_hand_rates_refuse_one_card_hands_and_single_deals() -> None:
 def test_the_command_prints_the_grids_and_writes_the_figures(tmp_path, capsys) -> None:
     import json
 
-    from train.study import main
+    from spar_train.study import main
 
     out = tmp_path / "study.json"
     main(["--deals", "30", "--ruleset", "spar:2", "--ruleset", "agram:3", "--json", str(out)])

@@ -1,4 +1,4 @@
-"""Tip agents (``agents.tips``): the base agent's card everywhere but in their spots, and there
+"""Tip agents (``spar_agents.tips``): the base agent's card everywhere but in their spots, and there
 the card their deviation says; always legal. The spots are re-derived here from the state."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import Situation, make_agent
-from agents.tips import DEVIATIONS, TipAgent
+from spar_agents import Situation, make_agent
+from spar_agents.tips import DEVIATIONS, TipAgent
 from spar_env.core import reset, step, tables_for
 from spar_env.history import History
 from spar_env.rules import make_rules

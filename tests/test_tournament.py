@@ -13,13 +13,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from agents import Decision, Situation, make_agent
-from agents.registry import AGENTS, register
+from spar_agents import Decision, Situation, make_agent
+from spar_agents.registry import AGENTS, register
 from spar_env.core import reset, step, tables_for
 from spar_env.history import History
 from spar_env.rules import make_rules
-from train.stats import mean_ci, t_quantile
-from train.tournament import draw_deals, run_tournament, seating
+from spar_train.tournament import draw_deals, run_tournament, seating
+from spar_train.tournament.stats import mean_ci, t_quantile
 
 # ----- seating -------------------------------------------------------------------------------
 

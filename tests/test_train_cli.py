@@ -12,7 +12,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
-SPAR = [sys.executable, "-c", "import sys; from spar_env.cli import main; sys.exit(main())"]
+SPAR = [sys.executable, "-c", "import sys; from spar_apps.cli import main; sys.exit(main())"]
 
 
 def spar(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -13,15 +13,15 @@ import pytest
 from test_observe import random_states
 from test_play import finish, spawn
 
-import spar_env.observe_v2 as observe_v2
-from agents import make_agent
-from agents.base import Situation
+import spar_env.observation.universal as universal_observation
+from spar_agents import make_agent
+from spar_agents.base import Situation
 from spar_env.history import History
-from spar_env.observe import encode, layout_for
-from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
+from spar_env.observation.per_game import encode, layout_for
+from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
 from spar_env.rules import PRESETS, make_rules
-from train.config import ConfigError, load_config
-from train.game_mix import mix_games, shares
+from spar_train.config import ConfigError, load_config
+from spar_train.game_mix import mix_games, shares
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_PRESETS = [name for name in PRESETS if name not in ("mini", "micro")]
@@ -35,9 +35,9 @@ MIX = (
 
 
 def test_the_docstring_table_is_the_layout() -> None:
-    rows = re.findall(r"^(\w+)\s+\S+\s+(\d+)\s{2,}\S", observe_v2.__doc__, re.M)
+    rows = re.findall(r"^(\w+)\s+\S+\s+(\d+)\s{2,}\S", universal_observation.__doc__, re.M)
     assert dict((name, int(off)) for name, off in rows) == OFFSETS
-    assert f"``D = {OBS_V2_SIZE}``" in observe_v2.__doc__
+    assert f"``D = {OBS_V2_SIZE}``" in universal_observation.__doc__
 
 
 @pytest.mark.parametrize(("variant", "players"), GAMES, ids=[f"{v}{n}" for v, n in GAMES])
@@ -78,7 +78,7 @@ def test_the_rules_block_tells_the_games_apart() -> None:
     }
     assert len(set(rows.values())) == len(GAMES)
     spar = view_for(make_rules("spar"))
-    six_of_hearts = observe_v2.universal_card(make_rules("spar"), make_rules("spar").card_id("6H"))
+    six_of_hearts = universal_observation.universal_card(make_rules("spar"), make_rules("spar").card_id("6H"))
     assert spar.constants[OFFSETS["card_points"] + six_of_hearts] == 3
 
 
@@ -119,8 +119,8 @@ def universal_bot(tmp_path_factory) -> tuple[Path, Path]:
     import contextlib
     import io
 
-    from agents.export.writer import export_checkpoint
-    from spar_env.cli import main
+    from spar_agents.export.writer import export_checkpoint
+    from spar_apps.cli import main
 
     runs = tmp_path_factory.mktemp("runs")
     overrides = [MIX, "run.updates=2", "warmstart.updates=1", 'eval.opponents=["heuristic"]',
@@ -184,7 +184,7 @@ def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import universal_table
 
-    from spar_env.cli import main
+    from spar_apps.cli import main
 
     every = universal_table.cells()
     assert len(every) == len(set(every)) == len(GAMES) + 5
@@ -202,7 +202,7 @@ def test_the_table_has_every_cell_and_its_command_gives_its_figure(universal_bot
 
 
 def test_spar_export_checks_and_writes_a_universal_bot(universal_bot, tmp_path, capsys) -> None:
-    from spar_env.cli import main
+    from spar_apps.cli import main
 
     out = tmp_path / "u.onnx"
     assert main(["export", str(universal_bot[0]), "--out", str(out), "--check", "256"]) == 0
@@ -215,10 +215,10 @@ SHIPPED_UNIVERSAL = ROOT / "checkpoints" / "universal.onnx"
 
 
 def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bot() -> None:
-    from agents.export.bot import load_session
-    from agents.export.metadata import signature_of
-    from agents.signature import rules_of
-    from spar_env.cli.play import _default_spec
+    from spar_agents.export.bot import load_session
+    from spar_agents.export.metadata import signature_of
+    from spar_agents.signature import rules_of
+    from spar_apps.cli.play import _default_spec
 
     meta = load_session(SHIPPED_UNIVERSAL, "bot").get_modelmeta().custom_metadata_map
     games = signature_of(meta, "bot")["games"]
@@ -256,9 +256,9 @@ def test_spar_play_seats_the_shipped_universal_bot_and_never_falls_back(args, se
 
 def test_the_shipped_universal_bot_plays_each_game_through_its_own_graph() -> None:
     """The game's own graph (v1 in, the game's actions out) gives the v2 graph's policy."""
-    from agents.export.bot import OnnxAgent, load_session
-    from agents.export.metadata import signature_of
-    from agents.signature import rules_of
+    from spar_agents.export.bot import OnnxAgent, load_session
+    from spar_agents.export.metadata import signature_of
+    from spar_agents.signature import rules_of
 
     session = load_session(SHIPPED_UNIVERSAL, "bot")
     games = signature_of(session.get_modelmeta().custom_metadata_map, "bot")["games"]
@@ -294,8 +294,8 @@ def test_a_universal_bot_whose_graph_is_not_an_exported_actor_is_refused(tmp_pat
 
 
 def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game() -> None:
-    from spar_env.shipped import default_bot_specs
-    from spar_env.web import Lobby
+    from spar_agents.shipped import default_bot_specs
+    from spar_apps.web import Lobby
 
     lobby = Lobby(default_bot_specs())
     for form, spec in (
@@ -321,7 +321,7 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     import universal_card
     import universal_table
 
-    from spar_env.cli import main
+    from spar_apps.cli import main
 
     run, bot = universal_bot
     rows = universal_table.run(f"onnx:{bot}", 20, [("spar", 3, ())])
@@ -344,33 +344,51 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
 
 
 def test_the_game_graph_masks_illegal_actions_as_the_network_does() -> None:
-    from agents.export import specialise
-    from agents.ppo import network
+    from spar_agents.export import specialise
+    from spar_agents.ppo import network
 
     assert specialise.ILLEGAL_LOGIT == network.ILLEGAL_LOGIT
 
 
-def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path) -> None:
+def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path, monkeypatch) -> None:
     import warnings
 
-    from train.curves import plot_run
+    import matplotlib.pyplot as plt
 
+    from spar_train.curves import plot_run, read_scalars
+
+    figures = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: figures.append(fig) or close(fig))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an empty panel's legend warns
         out = plot_run(universal_bot[0], tmp_path / "curves.png")
-    assert out.stat().st_size > 10_000
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    overall, each_game = figures[0].axes
+    assert [line.get_label() for line in overall.get_lines()][:1] == ["vs heuristic"]
+    assert each_game.get_title() == "each game vs heuristic"
+    # one curve per game of the mix, one colour (and one legend entry) per variant
+    scalars = read_scalars(universal_bot[0])
+    lines = each_game.get_lines()
+    assert len(lines) == 4 + 1  # the four games and the zero line
+    for game in ("spar2", "spar3", "sipa3", "spar4_weak_hand_exchange_true"):
+        steps, mean = scalars[f"eval/{game}/payoff_vs_heuristic"]
+        assert sum(np.array_equal(line.get_xdata(), steps)
+                   and np.array_equal(line.get_ydata(), mean) for line in lines) == 1, game
+    legend = [text.get_text() for text in each_game.get_legend().get_texts()]
+    assert legend == ["sipa", "spar"]
 
 
 def test_a_universal_bot_plays_4_player_spar_when_no_game_is_named(universal_bot) -> None:
     """The default game where the bot covers it (the shipped bot), else its first game."""
-    from agents.spec_game import spec_rules
+    from spar_agents.registry.file_game import spec_rules
 
     assert spec_rules(f"onnx:{SHIPPED_UNIVERSAL}") == make_rules("spar")
     assert spec_rules(f"onnx:{universal_bot[1]}") == make_rules("spar", players=2)  # no spar4
 
 
 def test_a_web_table_without_shipped_bots_offers_the_others() -> None:
-    from spar_env.web import Lobby
+    from spar_apps.web import Lobby
 
     lobby = Lobby([])
     assert [o["id"] for o in lobby.offer()["opponents"]] == ["heuristic", "pimc"]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from spar_env.shipped import default_bot_specs
-from spar_env.web import Limits, Lobby, create_app
+from spar_agents.shipped import default_bot_specs
+from spar_apps.web import Limits, Lobby, create_app
 
 SPAR = Path(sys.executable).parent / "spar"
 CALM = Limits(game_burst=1e6, game_rate=1e6, new_burst=1e6)
@@ -173,7 +173,7 @@ def test_a_flood_of_requests_gets_429():
 
 
 def test_the_limiter_refills():
-    from spar_env.web.limits import LimitError, RateLimiter
+    from spar_apps.web.limits import LimitError, RateLimiter
 
     now = [0.0]
     limiter = RateLimiter(2, 1, clock=lambda: now[0])

@@ -21,8 +21,8 @@ import httpx
 import numpy as np
 import pytest
 
-from spar_env.shipped import default_bot_specs
-from spar_env.web import Limits, Lobby, create_app
+from spar_agents.shipped import default_bot_specs
+from spar_apps.web import Limits, Lobby, create_app
 
 CODE = re.compile(r"(?:10|[2-9JQKA])[CDHS]")
 SYMBOL = re.compile(r"(?:10|[2-9JQKA])[♣♦♥♠]")

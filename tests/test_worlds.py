@@ -15,15 +15,15 @@ import math
 
 import numpy as np
 import pytest
-from conftest import rulesets
+from helpers.engine import rulesets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import agents.pool_sampler as pool_sampler
-import agents.worlds as worlds_module
-from agents.base import Situation
-from agents.pool_sampler import PoolSampler
-from agents.worlds import DOWN, SeatView, Worlds, consistent, sample_worlds, seat_views
+import spar_agents.card_placement as card_placement
+import spar_agents.worlds as worlds_module
+from spar_agents.base import Situation
+from spar_agents.card_placement import PoolSampler
+from spar_agents.worlds import DOWN, SeatView, Worlds, consistent, sample_worlds, seat_views
 from spar_env import make_rules
 from spar_env.core import EXCHANGE, random_member, reset, step, tables_for
 from spar_env.core.deal import deck_for_hands
@@ -378,7 +378,7 @@ def test_pool_sampler_is_uniform_and_merging_stays_valid(monkeypatch) -> None:
     counts = np.array([keys.count(v) for v in valid], dtype=float)
     assert counts.sum() == len(keys)
     assert chi_square_p(counts) > 1e-4
-    monkeypatch.setattr(pool_sampler, "MAX_TABLE", 4)
+    monkeypatch.setattr(card_placement, "MAX_TABLE", 4)
     merged = PoolSampler(cards, sizes, allowed)
     assert not merged.exact
     for d in merged.draw(50, np.random.default_rng(1)).tolist():

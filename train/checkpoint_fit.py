@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.ppo.checkpoint import CheckpointError
+from spar_agents.ppo.checkpoint import CheckpointError
 
 KEYS = ("game", "model", "weights", "optimizer", "rng", "torch_rng", "counters", "pool", "games")
 COUNTERS = {"update": int, "decisions": int, "seconds": float, "warm_started": bool}

@@ -17,8 +17,8 @@ An unknown section or key, a value of the wrong type, or an impossible value
 is a :class:`ConfigError` that names the key, before anything runs. The config
 in force is written to ``runs/<name>/config.toml`` with the package version.
 
-The sections and their defaults are in :mod:`train.sections`, the checks in
-:mod:`train.config_check`; this module reads and writes configs, and
+The sections and their defaults are in :mod:`spar_train.sections`, the checks in
+:mod:`spar_train.config_check`; this module reads and writes configs, and
 re-exports both.
 """
 
@@ -34,8 +34,8 @@ from typing import Any, get_args, get_origin, get_type_hints
 import tomli_w
 
 from spar_env.values import parse_value
-from train.config_check import check
-from train.sections import (
+from spar_train.config_check import check
+from spar_train.sections import (
     ALGORITHMS,
     META_KEYS,
     SECTIONS,
@@ -96,7 +96,7 @@ CONFIG_FILE = "config.toml"  # the config in force, in every run folder
 def default_config_path() -> Path | None:
     """The shipped ``configs/ppo_spar4.toml`` (package data), or ``None`` (the built-in
     defaults, which are the same, as a test checks) if it is missing."""
-    from spar_env.shipped import config_names, config_path
+    from spar_agents.shipped import config_names, config_path
 
     name = DEFAULT_CONFIG.removesuffix(".toml")
     return config_path(name) if name in config_names() else None

@@ -1,13 +1,13 @@
 """Checking a run config: every impossible value is a :class:`ConfigError` naming its key,
-raised before anything runs (:func:`train.config.load_config` checks every config it reads).
+raised before anything runs (:func:`spar_train.config.load_config` checks every config it reads).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.ppo.precision import PRECISIONS
-from train.sections import SOLVERS, Config, ConfigError, rules_of
+from spar_agents.ppo.precision import PRECISIONS
+from spar_train.sections import SOLVERS, Config, ConfigError, rules_of
 
 
 def _require(ok: bool, key: str, what: str, value: Any) -> None:
@@ -17,7 +17,7 @@ def _require(ok: bool, key: str, what: str, value: Any) -> None:
 
 def _require_spec(key: str, spec: str, alternative: str = "") -> None:
     """A registered agent spec at ``key``, or a :class:`ConfigError` listing the agents."""
-    from agents.registry import AGENTS, parse_spec
+    from spar_agents.registry import AGENTS, parse_spec
 
     names = ", ".join(sorted(AGENTS))
     _require(parse_spec(spec)[0] in AGENTS, key, f"an agent spec ({names}){alternative}", spec)
@@ -25,8 +25,8 @@ def _require_spec(key: str, spec: str, alternative: str = "") -> None:
 
 def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
-    from agents.registry import AGENTS, parse_spec
-    from train.preflight import check_bounds
+    from spar_agents.registry import AGENTS, parse_spec
+    from spar_train.preflight import check_bounds
 
     r = c.run
     _require(
@@ -114,7 +114,7 @@ def check(c: Config) -> None:
 
 def _check_mix(c: Config) -> None:
     """A ``game.mix`` is for PPO on the batch core; every game in it must be playable."""
-    from train.game_mix import mix_games, shares
+    from spar_train.game_mix import mix_games, shares
 
     _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
     _require(not c.ray.enabled, "ray.enabled", "false with a game.mix (one process)", True)
@@ -123,7 +123,7 @@ def _check_mix(c: Config) -> None:
 
 
 def _check_ray(c: Config) -> None:
-    from train.distributed import check_address
+    from spar_train.distributed import check_address
 
     r = c.ray
     try:
@@ -143,7 +143,7 @@ def _check_ray(c: Config) -> None:
 
 
 def _check_mccfr(c: Config) -> None:
-    from agents.cfr.abstraction import card_abstraction
+    from spar_agents.cfr.abstraction import card_abstraction
 
     try:
         card_abstraction(rules_of(c))

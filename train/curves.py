@@ -1,11 +1,11 @@
 """Learning curves read back from a run's TensorBoard event files, and plotted.
 
-    python -m train.curves runs/spar4 --out docs/ppo_spar4.png
+    python -m spar_train.curves runs/spar4 --out docs/ppo_spar4.png
 
 :func:`read_scalars` gives every scalar tag of a run as ``(steps, values)``
 arrays; :func:`plot_run` draws the evaluation payoffs (with their 95%
 intervals) and the skill rates against the updates; for a run over a mix of
-games (:mod:`train.game_mix`), each game's payoff instead of the skills, one
+games (:mod:`spar_train.game_mix`), each game's payoff instead of the skills, one
 colour per variant.
 """
 

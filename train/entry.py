@@ -1,27 +1,27 @@
-"""``train.run``: the one way to run a config, whatever its algorithm.
+"""``spar_train.run``: the one way to run a config, whatever its algorithm.
 
-    import train
-    from train.config import load_config
+    import spar_train
+    from spar_train.config import load_config
 
-    result = train.run(load_config("configs/ppo_tiny.toml"), "runs")  # runs/tiny/
-    result = train.run(resume="runs/tiny", overrides=["run.updates=8"])  # go on with it
+    result = spar_train.run(load_config("configs/ppo_tiny.toml"), "runs")  # runs/tiny/
+    result = spar_train.run(resume="runs/tiny", overrides=["run.updates=8"])  # go on with it
 
 It checks the config, chooses the trainer by ``algorithm``, handles resume
 and Ray, and hands ``report`` to the trainer, which calls it with a
-:class:`~train.progress.Progress` after every step (``spar train``'s progress
+:class:`~spar_train.progress.Progress` after every step (``spar train``'s progress
 bar is one such reporter):
 
-=================  ================================  ====================================
-algorithm          trainer                           result
-=================  ================================  ====================================
-``ppo``            :func:`train.ppo.train`           :class:`train.ppo.RunResult`
-``cfr``, ``lp``    :func:`train.solve.run_solver`    :class:`train.solve.SolveResult`
-``mccfr``          :func:`train.mccfr.run_mccfr`     :class:`train.mccfr.MCCFRResult`
-=================  ================================  ====================================
+===============  =====================================  =======================================
+algorithm        trainer                                result
+===============  =====================================  =======================================
+``ppo``          :func:`spar_train.ppo.train`           :class:`spar_train.ppo.RunResult`
+``cfr``, ``lp``  :func:`spar_train.solve.run_solver`    :class:`spar_train.solve.SolveResult`
+``mccfr``        :func:`spar_train.mccfr.run_mccfr`     :class:`spar_train.mccfr.MCCFRResult`
+===============  =====================================  =======================================
 
 Every error in what is asked (a config that cannot run, a resume of a folder
 that is not a run, Ray for an algorithm without rollouts) is a
-:class:`~train.config.ConfigError` raised before anything runs.
+:class:`~spar_train.config.ConfigError` raised before anything runs.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from train.config import Config, ConfigError, check, resume_config
-from train.progress import Reporter
+from spar_train.config import Config, ConfigError, check, resume_config
+from spar_train.progress import Reporter
 
 
 def run(
@@ -59,7 +59,7 @@ def run(
             local Ray, or the address of a cluster to join.
         ray_timeout: seconds to wait for that cluster (``None``: ``ray.timeout``).
         stop_after: PPO only: stop after this many updates in this call (tests use it).
-        report: hears a :class:`~train.progress.Progress` after every step.
+        report: hears a :class:`~spar_train.progress.Progress` after every step.
 
     Returns:
         The trainer's result (module docstring).
@@ -76,7 +76,7 @@ def run(
         _note_a_restart(Path(resume), config.algorithm)
     else:
         if config is None:
-            raise ConfigError("run: give a config (train.config.load_config) or a run to resume")
+            raise ConfigError("run: give a config (spar_train.config.load_config) or a run to resume")
         if overrides:
             raise ConfigError("overrides: only a resumed run takes them here; use load_config")
         config = _with_timeout(_with_ray(config, ray), ray_timeout)
@@ -84,7 +84,7 @@ def run(
     resuming = resume is not None
     runs_dir = Path(runs_dir)
     if config.algorithm == "ppo":
-        from train.ppo import train
+        from spar_train.ppo import train
 
         return train(config, runs_dir, resume=resuming, stop_after=stop_after, report=report)
     if stop_after is not None:
@@ -92,10 +92,10 @@ def run(
             f"stop_after: only PPO runs stop after a number of updates, not {config.algorithm}"
         )
     if config.algorithm == "mccfr":
-        from train.mccfr import run_mccfr
+        from spar_train.mccfr import run_mccfr
 
         return run_mccfr(config, runs_dir, resume=resuming, report=report)
-    from train.solve import run_solver
+    from spar_train.solve import run_solver
 
     return run_solver(config, runs_dir, report=report, resume=resuming)
 
@@ -123,9 +123,9 @@ def _with_timeout(config: Config, timeout: float | None) -> Config:
 
 def _note_a_restart(run_dir: Path, algorithm: str) -> None:
     """Say so (on stderr) when a resume finds nothing to go on from and starts the run over."""
-    from train.mccfr import has_tables
-    from train.ppo import has_checkpoint
-    from train.run_dir import holder_check
+    from spar_train.mccfr import has_tables
+    from spar_train.ppo import has_checkpoint
+    from spar_train.run_dir import holder_check
 
     holder_check(run_dir)  # a run in use is refused before any note
     found = {"ppo": has_checkpoint, "mccfr": has_tables}.get(algorithm)

@@ -2,7 +2,7 @@
 
 Each evaluation plays the learner in one seat against ``N - 1`` copies of
 one opponent, with the duplicate-deal tournament of ``spar bench``
-(:func:`train.tournament.run_tournament`) on the same deals every time (a
+(:func:`spar_train.tournament.run_tournament`) on the same deals every time (a
 fixed seed), so successive points of a curve differ by the policy alone.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents import Agent
+from spar_agents import Agent
 from spar_env.rules import Ruleset
-from train.tournament import AgentResult, run_tournament
+from spar_train.tournament import AgentResult, run_tournament
 
 LEARNER = "learner"  # the learner's name in the lineup
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
+from spar_agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
 
 
 class RunDiverged(ValueError):

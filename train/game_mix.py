@@ -14,13 +14,13 @@ of weight ``weight``. For example::
 
 One rollout covers every game at once: ``rollout.games`` is shared out among
 the games in proportion to their weights (at least one each), each share
-played by its own batch-core :class:`~train.rollout.Collector` that records in
-observation v2 and the v2 action grid (:mod:`spar_env.observe_v2`), so the
+played by its own batch-core :class:`~spar_train.rollout.Collector` that records in
+observation v2 and the v2 action grid (:mod:`spar_env.observation.universal`), so the
 records of every game concatenate into one PPO batch for the one network.
 
 Rewards are normalised per game by the game's payoff scale: each game's
 payoffs are multiplied by ``1 / (the most one hand can score x (N - 1))``
-(:func:`train.model.reward_scale`), so that every game's rewards lie in
+(:func:`spar_train.model.reward_scale`), so that every game's rewards lie in
 ``[-1, 1]`` and a 6-point Sipa hand does not drown a 1-point Agram one.
 The opponent pool is one per game with shared snapshot networks (one copy of
 each snapshot's weights serves every game). Evaluation plays each game
@@ -38,16 +38,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents import Agent, make_agent
-from agents.ppo.agent import PPOAgent
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import resolve
-from agents.signature import universal_signature
-from spar_env.observe_v2 import MAX_SEATS, check_v2, view_for
+from spar_agents import Agent, make_agent
+from spar_agents.ppo.agent import PPOAgent
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import resolve
+from spar_agents.signature import universal_signature
+from spar_env.observation.universal import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
-from train.pool import SELF, OpponentPool, snapshot_models
-from train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
-from train.sections import Config, ConfigError
+from spar_train.opponent_pool import SELF, OpponentPool, snapshot_models
+from spar_train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
+from spar_train.sections import Config, ConfigError
 
 MIX_KEYS = ("variant", "players", "options", "weight")
 
@@ -148,7 +148,7 @@ def mix_signature(config: Config) -> dict[str, Any]:
 
 
 class MixPool:
-    """One :class:`~train.pool.OpponentPool` per game, sharing the snapshot networks."""
+    """One :class:`~spar_train.opponent_pool.OpponentPool` per game, sharing the snapshot networks."""
 
     def __init__(self, games: Sequence[MixGame], mix: dict[str, float], keep: int,
                  make_model: Any) -> None:  # fmt: skip
@@ -210,7 +210,7 @@ class MixCollector:
 
         The games play in lockstep: each step's decisions of every game are answered by
         one forward pass per network, the learner's and each snapshot's
-        (:mod:`train.lockstep`).
+        (:mod:`spar_train.lockstep`).
         """
         del reward_scale
         plays = [
@@ -254,7 +254,7 @@ class MixCollector:
 
 
 def _scale(config: Config, rules: Ruleset) -> float:
-    from train.model import reward_scale
+    from spar_train.model import reward_scale
 
     return reward_scale(config, rules)
 
@@ -273,7 +273,7 @@ def evaluate_mix(
     Returns, by opponent, the mean over games of the mean payoff with its 95% interval, the
     number of games whose 95% interval lies above 0 (``games_above``) and the number of games.
     """
-    from train.evaluate import evaluate
+    from spar_train.evaluate import evaluate
 
     out: dict[str, dict[str, float]] = {}
     begin = time.perf_counter()

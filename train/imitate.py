@@ -1,7 +1,7 @@
 """Warm start: the actor imitates an agent's decisions, and the critic learns their outcomes.
 
 The teacher (``heuristic`` or ``pimc``) plays every seat of a batch of hands
-through the same :class:`~train.rollout.Collector` as PPO; each of its
+through the same :class:`~spar_train.rollout.Collector` as PPO; each of its
 decisions with more than one legal action is a cross-entropy target for the
 actor's masked policy, and each seat's payoff for the hand is the critic's
 target. This gives PPO a policy that already plays sensibly, and a value
@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents import make_agent
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import arithmetic, input_dtype, resolve
+from spar_agents import make_agent
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import arithmetic, input_dtype, resolve
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
-from train.game_mix import MixCollector
-from train.pool import SELF, OpponentPool
-from train.rollout import Collector
+from spar_train.game_mix import MixCollector
+from spar_train.opponent_pool import SELF, OpponentPool
+from spar_train.rollout import Collector
 
 if TYPE_CHECKING:
-    from train.distributed.rollout import RayCollector
+    from spar_train.distributed.rollout import RayCollector
 
 
 def imitate(
@@ -44,7 +44,7 @@ def imitate(
 
     The features are converted once a round, into the critic's input (whose
     first columns are the actor's); ``precision`` is the matrix products'
-    arithmetic, as in the PPO update (:mod:`agents.ppo.precision`).
+    arithmetic, as in the PPO update (:mod:`spar_agents.ppo.precision`).
     Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
     """
     arithmetic_of = resolve(precision)

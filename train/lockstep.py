@@ -1,6 +1,6 @@
 """Many games' network decisions in few forward passes: the collectors of a rollout in lockstep.
 
-A collector's :meth:`~train.rollout.Collector.play` is a generator. At each
+A collector's :meth:`~spar_train.rollout.Collector.play` is a generator. At each
 step of its games it yields the decisions networks must take:
 
 - a :class:`LearnerTurn`, the learner's seats: answered with the policy's
@@ -10,7 +10,7 @@ step of its games it yields the decisions networks must take:
 
 and it is sent the answers back, in the order asked. :func:`play_in_lockstep`
 drives many such generators at once (one per game of a mix,
-:mod:`train.game_mix`): each round, it groups every pending turn by network
+:mod:`spar_train.game_mix`): each round, it groups every pending turn by network
 and each network answers its group in one forward pass. For 49 games of a
 few hundred hands each, that is one pass per network and step instead of 49.
 """
@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import Precision, arithmetic
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import Precision, arithmetic
 
 R = TypeVar("R")
 
@@ -132,7 +132,7 @@ def policy_answers(
     turns: Sequence[PolicyTurn], precision: Precision = "float32"
 ) -> list[np.ndarray]:
     """The masked policy ``float32 [g, A]`` of each turn (one network's), in one pass: in
-    float32, exactly :func:`agents.ppo.agent.policy_probs`."""
+    float32, exactly :func:`spar_agents.ppo.agent.policy_probs`."""
     with torch.inference_mode():
         mask = _joined([t.mask for t in turns])
         with arithmetic(precision):

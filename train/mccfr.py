@@ -2,10 +2,10 @@
 
     result = run_mccfr(load_config("configs/mccfr_spar2.toml"), "runs")
 
-The solver walks batches of hands (:mod:`agents.cfr.mccfr`) until
+The solver walks batches of hands (:mod:`spar_agents.cfr.mccfr`) until
 ``[mccfr].batches`` or ``run.max_minutes`` of wall clock. Every
 ``eval_every`` batches its average strategy plays duplicate deals against
-fixed opponents (:func:`train.evaluate.evaluate`, the same deals each time),
+fixed opponents (:func:`spar_train.evaluate.evaluate`, the same deals each time),
 and the tables are saved atomically to ``runs/<name>/policy.npz``: an agent
 (``cfr:runs/<name>/policy.npz``) and the state to resume from
 (``spar train --resume runs/<name>``), random generator included, so a
@@ -31,15 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.cfr.mccfr import ExternalSampling
-from agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
-from agents.registry import make_agent
+from spar_agents.cfr.mccfr import ExternalSampling
+from spar_agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_sampled
+from spar_agents.registry import make_agent
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset
-from train.config import CONFIG_FILE, rules_of
-from train.evaluate import evaluate
-from train.progress import Progress, Reporter
-from train.run_dir import run_folder
+from spar_train.config import CONFIG_FILE, rules_of
+from spar_train.evaluate import evaluate
+from spar_train.progress import Progress, Reporter
+from spar_train.run_dir import run_folder
 
 POLICY_FILE = "policy.npz"
 
@@ -70,15 +70,15 @@ def run_mccfr(
 ) -> MCCFRResult:
     """The ``spar train`` run of an ``algorithm = "mccfr"`` config (module docstring).
 
-    ``report`` hears a :class:`~train.progress.Progress` after every evaluation.
+    ``report`` hears a :class:`~spar_train.progress.Progress` after every evaluation.
     The model and opponents are built before the folder is made (and locked,
-    :mod:`train.run_dir`); a resumed run without tables starts from the beginning.
+    :mod:`spar_train.run_dir`); a resumed run without tables starts from the beginning.
 
     Raises:
         ConfigError: a new run whose folder exists already, one in use, or an agent the
             config names that cannot be built.
     """
-    from train.preflight import check_agents
+    from spar_train.preflight import check_agents
 
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
@@ -93,7 +93,7 @@ def _run(
     from torch.utils.tensorboard import SummaryWriter  # torch only for the log
 
     from spar_env import __version__
-    from train.config import ConfigError, dump_config
+    from spar_train.config import ConfigError, dump_config
 
     m = config.mccfr
     rules = rules_of(config)

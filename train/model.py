@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from agents.ppo.network import ActorCritic
-from spar_env.observe import layout_for, max_hand_points
+from spar_agents.ppo.network import ActorCritic
+from spar_env.observation.per_game import layout_for, max_hand_points
 from spar_env.rules import Ruleset
-from train.sections import Config
+from spar_train.sections import Config
 
 
 def reward_scale(config: Config, rules: Ruleset) -> float:
@@ -19,7 +19,7 @@ def reward_scale(config: Config, rules: Ruleset) -> float:
 def build_model(config: Config, rules: Ruleset) -> ActorCritic:
     """The network of ``[model]``: for ``rules``, or on observation v2 for a ``game.mix``."""
     if config.game.mix:
-        from spar_env.observe_v2 import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH
+        from spar_env.observation.universal import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH
 
         extra = HIDDEN_V2 if config.model.privileged_critic else 0
         return ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, tuple(config.model.hidden), extra)

@@ -3,9 +3,9 @@
 :func:`train` is the whole run, top to bottom::
 
     for update in range(start, updates):
-        rollout = collector.collect(model, pool, ...)   # train.rollout
-        batch = to_batch(rollout, ...)                  # GAE, agents.ppo.update.gae
-        stats = ppo_update(model, optimizer, batch)     # agents.ppo.update
+        rollout = collector.collect(model, pool, ...)   # spar_train.rollout
+        batch = to_batch(rollout, ...)                  # GAE, spar_agents.ppo.update.gae
+        stats = ppo_update(model, optimizer, batch)     # spar_agents.ppo.update
         ... snapshots into the pool, TensorBoard, evaluation, checkpoints
 
 A run lives in ``runs/<name>/``: ``config.toml`` (the config in force, with
@@ -20,7 +20,7 @@ Every random choice comes from one ``np.random.Generator`` seeded by
 only initialises the network. Evaluations use their own fixed deals.
 
 With ``[ray] enabled`` the rollouts come from Ray actors instead
-(:mod:`train.distributed.rollout`), each with its own generator seeded by the
+(:mod:`spar_train.distributed.rollout`), each with its own generator seeded by the
 run's seed and its number; the rest of the run is the same code.
 """
 
@@ -36,30 +36,30 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
-from agents.ppo.checkpoint import load_checkpoint
-from agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import resolve
-from agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
+from spar_agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import resolve
+from spar_agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
 from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
-from train.checkpoint_fit import check_fits, restore_checked
-from train.config import CONFIG_FILE, Config, dump_config, rules_of
-from train.evaluate import evaluate
-from train.finite import check_finite
-from train.game_mix import MixCollector, evaluate_mix, is_mix, mix_signature
-from train.imitate import imitate
-from train.model import build_model, reward_scale
-from train.pool import OpponentPool
-from train.progress import Progress, Reporter
-from train.rollout import Collector, Rollout
-from train.run_dir import WARMSTART_DIR, run_folder, write_checkpoint
+from spar_train.checkpoint_fit import check_fits, restore_checked
+from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
+from spar_train.evaluate import evaluate
+from spar_train.finite import check_finite
+from spar_train.game_mix import MixCollector, evaluate_mix, is_mix, mix_signature
+from spar_train.imitate import imitate
+from spar_train.model import build_model, reward_scale
+from spar_train.opponent_pool import OpponentPool
+from spar_train.progress import Progress, Reporter
+from spar_train.rollout import Collector, Rollout
+from spar_train.run_dir import WARMSTART_DIR, run_folder, write_checkpoint
 
 if TYPE_CHECKING:
-    from train.distributed.rollout import RayCollector
+    from spar_train.distributed.rollout import RayCollector
 
 
 @dataclass
@@ -114,12 +114,12 @@ def make_collector(
 ) -> Collector | RayCollector | MixCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator; for a
-    ``game.mix``, one collector per game (:mod:`train.game_mix`)."""
+    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`)."""
     if is_mix(config):
         return MixCollector(config, rng)
     precision = resolve(config.rollout.precision)
     if config.ray.enabled:
-        from train.distributed.rollout import RayCollector
+        from spar_train.distributed.rollout import RayCollector
 
         make_model = partial(build_model, config, rules)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
@@ -144,22 +144,22 @@ def train(
     """Train (or, with ``resume``, go on training) the run ``runs_dir/<run.name>``.
 
     Every agent the config names is built first; the folder is made (and
-    locked) only then (:mod:`train.run_dir`). A resumed run without a
+    locked) only then (:mod:`spar_train.run_dir`). A resumed run without a
     checkpoint starts from the beginning.
 
     Args:
         config: the config in force (on resume, the run's own config, see
-            :func:`train.config.resume_config`).
+            :func:`spar_train.config.resume_config`).
         stop_after: stop after this many updates in this call, as if killed
             just after a checkpoint (tests use it; a checkpoint is written).
-        report: hears a :class:`~train.progress.Progress` after every imitation step
+        report: hears a :class:`~spar_train.progress.Progress` after every imitation step
             and every update (the progress bar).
 
     Raises:
         ConfigError: for a run folder that exists when not resuming, is in use, or an agent
             the config names that cannot be built.
     """
-    from train.preflight import check_agents
+    from spar_train.preflight import check_agents
 
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
@@ -304,7 +304,7 @@ def _evaluate(
     config: Config, rules: Ruleset, model: ActorCritic, writer: Any, step: int
 ) -> dict[str, dict[str, float]]:
     """Duplicate-deal figures against the eval opponents, logged under ``eval/`` and ``skill/``
-    (for a ``game.mix``, per game: :func:`train.game_mix.evaluate_mix`)."""
+    (for a ``game.mix``, per game: :func:`spar_train.game_mix.evaluate_mix`)."""
     if is_mix(config):
         return evaluate_mix(config, model, writer, step)
     agent = PPOAgent(rules, model, greedy=True)
@@ -371,7 +371,7 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
 
 
 def _restore(saved, rules, model, optimizer, rng, pool, collector, counters) -> None:
-    from agents.ppo.agent import check_game
+    from spar_agents.ppo.agent import check_game
 
     check_game(saved["game"], rules, "the checkpoint")
     model.load_state_dict(saved["weights"])

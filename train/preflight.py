@@ -1,12 +1,12 @@
 """What a run needs, checked before its folder exists: sizes within bounds, every agent buildable.
 
-:func:`check_bounds` (part of :func:`train.config.check`) refuses sizes past
+:func:`check_bounds` (part of :func:`spar_train.config.check`) refuses sizes past
 the limits of :mod:`spar_env.limits`. :func:`check_agents` builds every agent
 a config names (the eval opponents, the warm start's teacher, the pool's
 opponents, the sampled-CFR model and opponents) for the config's game, so a
 missing ``ppo:`` file or a bot for another game is found before any
 training, not at the first evaluation. Both raise
-:class:`~train.config.ConfigError` naming the key.
+:class:`~spar_train.config.ConfigError` naming the key.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from spar_env.limits import (
     LimitError,
     check_at_most,
 )
-from train.sections import SELF_OR_SNAPSHOT, Config, ConfigError
+from spar_train.sections import SELF_OR_SNAPSHOT, Config, ConfigError
 
 MAX_RAY_TIMEOUT = 3600.0  # seconds: ray.timeout
 
@@ -78,7 +78,7 @@ def agent_specs(c: Config) -> dict[str, str]:
 def check_agents(c: Config) -> None:
     """Build every agent the run names for its game (files opened and checked), or raise
     :class:`ConfigError` naming the key and why."""
-    from agents.registry import make_agent
+    from spar_agents.registry import make_agent
     from spar_env.rules import make_rules
 
     rules = make_rules(c.game.variant, players=c.game.players, **c.game.options)

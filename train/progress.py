@@ -1,6 +1,6 @@
 """What a run reports as it goes: one event type that every trainer emits.
 
-:func:`train.run` passes ``report(event)`` to the trainer it chooses, and the
+:func:`spar_train.run` passes ``report(event)`` to the trainer it chooses, and the
 trainer calls it with a :class:`Progress` after each step of each phase:
 
 =============  ===============================  ===========================================

@@ -3,7 +3,7 @@
 Every game of the batch plays its hand to the end; then the next hand of its
 session is dealt (the winner deals), or a new session once the session is
 over, so the session scores the observation shows vary as they do in play.
-Each hand's seats are given out by the :class:`~train.pool.OpponentPool`.
+Each hand's seats are given out by the :class:`~spar_train.opponent_pool.OpponentPool`.
 
 At each step the seat to move in each game belongs to the learner or to an
 opponent. The learner's decisions are taken in one forward pass of the
@@ -26,18 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.base import Agent, Situation
-from agents.ppo.agent import PPOAgent, sample_actions
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import Precision
+from spar_agents.base import Agent, Situation
+from spar_agents.ppo.agent import PPOAgent, sample_actions
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import Precision
 from spar_env import core
 from spar_env.core import State, unpack
 from spar_env.history import History, step_with_history
-from spar_env.observe import Encoder, layout_for
-from spar_env.observe_v2 import UniversalView
+from spar_env.observation.per_game import Encoder, layout_for
+from spar_env.observation.universal import UniversalView
 from spar_env.rules import Ruleset
-from train.lockstep import LearnerTurn, Play, PolicyTurn, Turn, play_in_lockstep
-from train.pool import LEARNER, OpponentPool
+from spar_train.lockstep import LearnerTurn, Play, PolicyTurn, Turn, play_in_lockstep
+from spar_train.opponent_pool import LEARNER, OpponentPool
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def collect_in_lockstep(
     model: ActorCritic, plays: Sequence[Play[Rollout]], precision: Precision = "float32"
 ) -> list[Rollout]:
     """The rollouts of several :meth:`Collector.play` driven together
-    (:func:`train.lockstep.play_in_lockstep`), each with its share of the forward passes'
+    (:func:`spar_train.lockstep.play_in_lockstep`), each with its share of the forward passes'
     time in its ``learner`` and ``opponents`` seconds."""
     rollouts, seconds = play_in_lockstep(model, plays, precision)
     return [
@@ -138,9 +138,9 @@ def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarr
 class Collector:
     """Plays hands with the learner and its pool; keeps its games between rollouts.
 
-    With a ``view`` (:class:`~spar_env.observe_v2.UniversalView`), the learner reads
+    With a ``view`` (:class:`~spar_env.observation.universal.UniversalView`), the learner reads
     observation v2 and acts on the v2 action grid, and its records are in those terms,
-    so that the rollouts of several games go into one batch (:mod:`train.game_mix`).
+    so that the rollouts of several games go into one batch (:mod:`spar_train.game_mix`).
     """
 
     def __init__(
@@ -212,7 +212,7 @@ class Collector:
         """:meth:`collect` as a generator: at each step it yields the turns the networks
         must answer (the learner's, and each snapshot opponent's) and is sent their
         answers, so that :func:`collect_in_lockstep` answers many collectors' turns in one
-        forward pass per network (:mod:`train.lockstep`)."""
+        forward pass per network (:mod:`spar_train.lockstep`)."""
         state, rules = self.state, self.rules
         b, n = state.batch_size, rules.players
         most = rules.hand_size + (1 if rules.weak_hand_exchange else 0)  # decisions per seat

@@ -26,7 +26,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from train.sections import ConfigError
+from spar_train.sections import ConfigError
 
 LOCK_FILE = ".lock"
 EVENT_PREFIX = "events.out.tfevents."  # TensorBoard's event files
@@ -154,10 +154,10 @@ def _noted(error: Exception, note: str) -> Exception:
 
 
 def write_checkpoint(path: Path, payload: dict, run_dir: Path) -> None:
-    """:func:`~agents.ppo.checkpoint.save_checkpoint`, where a failed write (a full disk) is one
+    """:func:`~spar_agents.ppo.checkpoint.save_checkpoint`, where a failed write (a full disk) is one
     ``OSError`` that says the earlier checkpoints are intact and how to go on."""
-    from agents.ppo.checkpoint import save_checkpoint
-    from agents.ppo.checkpoint_names import list_checkpoints
+    from spar_agents.ppo.checkpoint import save_checkpoint
+    from spar_agents.ppo.checkpoint_names import list_checkpoints
 
     try:
         save_checkpoint(path, payload)

@@ -1,9 +1,9 @@
 """The shape of a run config: its typed sections with their defaults, one class each.
 
 Every key of every section is listed here with its default and, where it
-needs one, its meaning; :mod:`train.config` reads TOML files into these and
-:mod:`train.config_check` checks them. ``[ppo]``'s update settings take their
-defaults from :class:`agents.ppo.update.PPOSettings`, their one home.
+needs one, its meaning; :mod:`spar_train.config` reads TOML files into these and
+:mod:`spar_train.config_check` checks them. ``[ppo]``'s update settings take their
+defaults from :class:`spar_agents.ppo.update.PPOSettings`, their one home.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from agents.ppo.update import PPOSettings
+from spar_agents.ppo.update import PPOSettings
 
 if TYPE_CHECKING:
     from spar_env.rules import Ruleset
@@ -48,7 +48,7 @@ class GameSection:
     variant: str = "spar"
     players: int = 4
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
-    # Many games for one network instead (train.game_mix): tables of variant, players
+    # Many games for one network instead (spar_train.game_mix): tables of variant, players
     # (a count, a list or "all"), options and weight. Empty: the one game above.
     mix: list[dict[str, Any]] = field(default_factory=list)
 
@@ -71,7 +71,7 @@ class PPOSection:
     lr_schedule: str = "linear"  # linear (to 0 at the last update) | constant
     gamma: float = 1.0
     gae_lambda: float = 0.95
-    # The update's settings, as in PPOSettings (train.ppo.ppo_settings passes them on):
+    # The update's settings, as in PPOSettings (spar_train.ppo.ppo_settings passes them on):
     epochs: int = _UPDATE.epochs
     minibatch_size: int = _UPDATE.minibatch_size
     clip: float = _UPDATE.clip

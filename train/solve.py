@@ -4,8 +4,8 @@
 
 Builds the tree (timed apart), runs the solver in chunks of ``eval_every``
 iterations, measures the average policy exactly after each chunk
-(:mod:`agents.cfr.evaluation`), logs to TensorBoard and saves the average
-policy (:mod:`agents.cfr.policy`; :func:`load_policy` reads it back, with
+(:mod:`spar_agents.cfr.evaluation`), logs to TensorBoard and saves the average
+policy (:mod:`spar_agents.cfr.policy`; :func:`load_policy` reads it back, with
 checks). TensorBoard tags:
 
 ==============================  ===============================================
@@ -24,15 +24,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.cfr.build import build_tree
-from agents.cfr.evaluation import expected_value, game_value_bounds
-from agents.cfr.policy import CFRPolicy, load_policy
-from agents.cfr.seqform import sequence_form
-from agents.cfr.solvers import ALGORITHMS, make_solver
+from spar_agents.cfr.build import build_tree
+from spar_agents.cfr.evaluation import expected_value, game_value_bounds
+from spar_agents.cfr.policy import CFRPolicy, load_policy
+from spar_agents.cfr.seqform import sequence_form
+from spar_agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
-from train.progress import Progress, Reporter
-from train.run_dir import run_folder
+from spar_train.progress import Progress, Reporter
+from spar_train.run_dir import run_folder
 
 __all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
 
@@ -80,7 +80,7 @@ def solve_exact(
         log_dir: TensorBoard events go here, and the policy to ``policy.npz``.
         policy_path: where to save the policy (overrides ``log_dir/policy.npz``).
         eval_every: iterations between exact evaluations (and log points).
-        report: hears a :class:`~train.progress.Progress` (phase ``cfr``) after each chunk.
+        report: hears a :class:`~spar_train.progress.Progress` (phase ``cfr``) after each chunk.
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -180,9 +180,9 @@ def _finish(
 
 
 def solve_lp_exact(rules: Ruleset, log_dir: str | Path | None = None) -> SolveResult:
-    """Solve ``rules`` as the sequence-form linear program (:mod:`agents.cfr.lp`), from both
+    """Solve ``rules`` as the sequence-form linear program (:mod:`spar_agents.cfr.lp`), from both
     seats' sides; log the value and the NashConv of its equilibrium and save its policy."""
-    from agents.cfr.lp import solve_lp
+    from spar_agents.cfr.lp import solve_lp
 
     t0 = time.perf_counter()
     sf = sequence_form(build_tree(rules))
@@ -213,7 +213,7 @@ def run_solver(
     Raises:
         ConfigError: for a run folder that exists already (a solved one, when resuming).
     """
-    from train.config import ConfigError
+    from spar_train.config import ConfigError
 
     run_dir = Path(runs_dir) / config.run.name
     if resume and (run_dir / "policy.npz").is_file():
@@ -228,7 +228,7 @@ def run_solver(
 def _solve_into(config, run_dir: Path, report: Reporter | None) -> SolveResult:
     """The solve inside its locked folder (:func:`run_solver`)."""
     from spar_env import __version__
-    from train.config import CONFIG_FILE, dump_config, rules_of
+    from spar_train.config import CONFIG_FILE, dump_config, rules_of
 
     with atomic_output(run_dir / CONFIG_FILE) as f:
         f.write(dump_config(config, __version__))
@@ -252,7 +252,7 @@ def _solve_into(config, run_dir: Path, report: Reporter | None) -> SolveResult:
 
 
 def main(argv: list[str] | None = None) -> SolveResult:
-    """``python -m train.solve --variant mini --algorithm dcfr --iterations 2000``."""
+    """``python -m spar_train.solve --variant mini --algorithm dcfr --iterations 2000``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", default="micro")
     ap.add_argument("--algorithm", default="dcfr", choices=ALGORITHMS)

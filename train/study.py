@@ -3,9 +3,9 @@
 Two kinds of figure, each with a 95% confidence interval:
 
 - **What a tip is worth** (:func:`tip_value`): one
-  :class:`~agents.tips.TipAgent` that breaks the tip (or overdoes it) sits
+  :class:`~spar_agents.tips.TipAgent` that breaks the tip (or overdoes it) sits
   with ``N - 1`` copies of its base agent, on the duplicate deals of
-  ``spar bench`` (:func:`train.tournament.run_tournament`: every deal once
+  ``spar bench`` (:func:`spar_train.tournament.run_tournament`: every deal once
   per rotation of the seats). Its mean payoff per hand is the tip's worth to
   the base agent, with the sign flipped: a deviation that loses 0.2 stakes a
   hand means that the tip, as the base agent plays it, is worth 0.2. The
@@ -20,8 +20,8 @@ sources' words. :func:`tip_table` and :func:`rate_table` sweep rulesets
 (:func:`player_sweep`, :func:`variant_sweep`) for the notebook
 ``notebooks/strategy_study.ipynb``; the full-size figures come from::
 
-    python -m train.study --deals 20000 --json study.json
-    python -m train.study --deals 20000 --ruleset spar:4 --base onnx:checkpoints/spar4.onnx
+    python -m spar_train.study --deals 20000 --json study.json
+    python -m spar_train.study --deals 20000 --ruleset spar:4 --base onnx:checkpoints/spar4.onnx
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents import make_agent
-from agents.tips import EARLY_LEAD_DEVIATIONS, LOW_CARD_DEVIATIONS, TipAgent
+from spar_agents import make_agent
+from spar_agents.tips import EARLY_LEAD_DEVIATIONS, LOW_CARD_DEVIATIONS, TipAgent
 from spar_env.rules import Ruleset, make_rules
-from train.stats import mean_ci
-from train.tournament import draw_deals, play_batch, run_tournament
+from spar_train.tournament import draw_deals, play_batch, run_tournament
+from spar_train.tournament.stats import mean_ci
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -47,7 +47,7 @@ DEVIATOR = "deviator"  # the TipAgent's name in the lineup
 
 @dataclass(frozen=True)
 class Tip:
-    """One tip of the sources and the deviation (:mod:`agents.tips`) that tests it."""
+    """One tip of the sources and the deviation (:mod:`spar_agents.tips`) that tests it."""
 
     name: str
     advice: str  # the tip, in the sources' words (seed 001, translated)
@@ -267,7 +267,7 @@ def rate_grid(rates: dict[str, HandRates], title: str) -> Table:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m train.study --deals 20000``: every tip and rate, by player count and variant."""
+    """``python -m spar_train.study --deals 20000``: every tip and rate, by player count and variant."""
     import argparse
     import json
 

@@ -1,7 +1,7 @@
 """An information abstraction for sampled CFR on full-size games: a decision and a card as one row.
 
 Full Spar has far too many information sets to list, so the sampled solver
-(:mod:`agents.cfr.mccfr`) keys its regrets on a few public-plus-own features
+(:mod:`spar_agents.cfr.mccfr`) keys its regrets on a few public-plus-own features
 instead. Each legal card of a decision gets one **row** of the solver's
 tables, a mixed-radix number of
 
@@ -16,7 +16,7 @@ tables, a mixed-radix number of
 
 - the **advice**: how the card ranks among the legal ones by the value of
   the best plan left after it, as the rule-based expert computes it
-  (:meth:`agents.heuristic.HeuristicAgent.plan_values`): first, second, or
+  (:meth:`spar_agents.heuristic.HeuristicAgent.plan_values`): first, second, or
   lower; and how far its value falls short of the best card's (0, below
   0.02, 0.1 or 0.3 points, or more).
 
@@ -24,8 +24,8 @@ A "sure winner" is a card with no unseen card above it in its suit. The
 advice gives the solver the expert's reading of the odds; the solver learns
 where to follow it and where not. Cards of one decision with the same
 features share a row; the policy splits a row's probability evenly between
-them. Every feature is read through :func:`agents.knowledge.knowledge`,
-:func:`agents.knowledge.trick_view` and the expert (which reads only those),
+them. Every feature is read through :func:`spar_agents.knowledge.knowledge`,
+:func:`spar_agents.knowledge.trick_view` and the expert (which reads only those),
 so a row depends only on what the deciding seat may know.
 """
 
@@ -36,9 +36,9 @@ from functools import cache
 
 import numpy as np
 
-from agents.base import Situation
-from agents.heuristic import HeuristicAgent
-from agents.knowledge import Knowledge, TrickView, knowledge, trick_view
+from spar_agents.base import Situation
+from spar_agents.heuristic import HeuristicAgent
+from spar_agents.knowledge import Knowledge, TrickView, knowledge, trick_view
 from spar_env.core import tables_for
 from spar_env.core.bits import lowest_bit_index, popcount
 from spar_env.rules import Ruleset
@@ -188,12 +188,12 @@ class InfosetRows:
     """No abstraction: one row per (exact information set, card) of a small ruleset's tree.
 
     With it, sampled CFR solves the same game as the exact solvers, which is
-    how the tests check it (:func:`agents.cfr.build.build_tree` must accept
+    how the tests check it (:func:`spar_agents.cfr.build.build_tree` must accept
     the ruleset).
     """
 
     def __init__(self, rules: Ruleset) -> None:
-        from agents.cfr.build import build_tree
+        from spar_agents.cfr.build import build_tree
 
         self.rules = rules
         self.tree = build_tree(rules)
@@ -202,7 +202,7 @@ class InfosetRows:
 
     def rows(self, situation: Situation) -> tuple[np.ndarray, np.ndarray]:
         """Like :meth:`CardAbstraction.rows`: the legal cards and their rows."""
-        from agents.cfr.build import infoset_keys
+        from spar_agents.cfr.build import infoset_keys
 
         st, g = situation.state, situation.games
         keys = infoset_keys(situation.seats, st.dealer[g], st.dealt[g], situation.history.cards[g])

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from agents.cfr.tree import CHANCE, TERMINAL, GameTree, assemble, deal_keys
+from spar_agents.cfr.tree import CHANCE, TERMINAL, GameTree, assemble, deal_keys
 from spar_env.core import reset, step
 from spar_env.core.tables import tables_for
 from spar_env.rules import Ruleset

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.cfr.build import build_tree, enumerate_deals
-from agents.cfr.policy import CFRPolicy
-from agents.cfr.seqform import SequenceForm, sequence_form
-from agents.cfr.tree import TERMINAL
+from spar_agents.cfr.build import build_tree, enumerate_deals
+from spar_agents.cfr.policy import CFRPolicy
+from spar_agents.cfr.seqform import SequenceForm, sequence_form
+from spar_agents.cfr.tree import TERMINAL
 from spar_env.core import reset, step, tables_for, unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
@@ -113,7 +113,7 @@ def walk(sf: SequenceForm, profile: Profile) -> Walk:
     """Every choice and every end of ``sf``'s tree under ``profile``, with their reach.
 
     Raises:
-        ValueError: for a tree not built from a ruleset by :func:`agents.cfr.build.build_tree`.
+        ValueError: for a tree not built from a ruleset by :func:`spar_agents.cfr.build.build_tree`.
     """
     tree = sf.tree
     rules = tree.rules

@@ -1,7 +1,7 @@
 """Exact evaluation of strategy profiles on a sequence form: never part of a solver.
 
 A *profile* is a pair of behavioural strategies over sequences (see
-:mod:`agents.cfr.seqform`). Everything here is exact on the whole tree and in
+:mod:`spar_agents.cfr.seqform`). Everything here is exact on the whole tree and in
 points per hand (the payoff is ``stakes``: the winner +points, the loser
 -points):
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.cfr.seqform import SequenceForm
+from spar_agents.cfr.seqform import SequenceForm
 
 Profile = tuple[np.ndarray, np.ndarray]
 

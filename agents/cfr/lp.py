@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from agents.cfr.seqform import PlayerSequences, SequenceForm
+from spar_agents.cfr.seqform import PlayerSequences, SequenceForm
 
 
 @dataclass(frozen=True)

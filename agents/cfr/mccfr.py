@@ -13,7 +13,7 @@ itself (no second copy of the rules). In each hand one seat is the
 
 Going back up, each tried card's regret grows by its value minus the
 decision's value. The current strategy is regret matching over the
-abstraction's rows (:mod:`agents.cfr.abstraction`); cards that share a row
+abstraction's rows (:mod:`spar_agents.cfr.abstraction`); cards that share a row
 split its weight. Both the regrets and the average are weighted by the
 batch number (linear CFR), which forgets the early, poor strategies faster.
 
@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
-from agents.cfr.abstraction import CardAbstraction, InfosetRows, card_abstraction
+from spar_agents.base import Agent
+from spar_agents.cfr.abstraction import CardAbstraction, InfosetRows, card_abstraction
 from spar_env.core import reset
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset

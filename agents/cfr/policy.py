@@ -1,7 +1,7 @@
 """A solved policy as arrays: saved atomically, loaded with checks, and played by an agent.
 
 A :class:`CFRPolicy` holds, for every information set with a choice (two or
-more legal actions), its key (see :func:`agents.cfr.tree.infoset_keys`:
+more legal actions), its key (see :func:`spar_agents.cfr.tree.infoset_keys`:
 seat, dealer, own dealt hand, the plays so far) and the probability of each
 action. Information sets with one legal action are left out: the agent
 plays that action.
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Decision, Situation
-from agents.cfr.build import infoset_keys
-from agents.cfr.seqform import SequenceForm
+from spar_agents.base import Decision, Situation
+from spar_agents.cfr.build import infoset_keys
+from spar_agents.cfr.seqform import SequenceForm
 from spar_env.atomic import atomic_output
 from spar_env.limits import MAX_POLICY_BYTES, check_file_size
 from spar_env.rules import Ruleset, make_rules
@@ -72,7 +72,7 @@ class CFRPolicy:
 
     def profile(self, sf: SequenceForm) -> tuple[np.ndarray, np.ndarray]:
         """The inverse of :meth:`from_profile`: this policy as a profile on ``sf`` (the tree
-        of its ruleset), for exact evaluation (:mod:`agents.cfr.evaluation`).
+        of its ruleset), for exact evaluation (:mod:`spar_agents.cfr.evaluation`).
 
         Raises:
             ValueError: if a choice information set of the tree is not in the policy.

@@ -1,6 +1,6 @@
 """The tables of a sampled-CFR run as a file, and the agent that plays their average strategy.
 
-A run of :class:`agents.cfr.mccfr.ExternalSampling` is saved whole, so that it
+A run of :class:`spar_agents.cfr.mccfr.ExternalSampling` is saved whole, so that it
 can be played (``cfr:<path>``) and resumed:
 
 File format (``.npz``, no pickles; ``np.load(..., allow_pickle=False)``):
@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Decision, Situation
-from agents.cfr.abstraction import VERSION, card_abstraction
-from agents.cfr.mccfr import ExternalSampling, regret_matching, sample_slots
-from agents.cfr.policy import read_npz, rules_in_header, write_npz
+from spar_agents.base import Decision, Situation
+from spar_agents.cfr.abstraction import VERSION, card_abstraction
+from spar_agents.cfr.mccfr import ExternalSampling, regret_matching, sample_slots
+from spar_agents.cfr.policy import read_npz, rules_in_header, write_npz
 from spar_env.rules import Ruleset
 
 FORMAT = "spar-mccfr-tables/1"

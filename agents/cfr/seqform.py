@@ -1,4 +1,4 @@
-"""The sequence form of a two-player zero-sum :class:`~agents.cfr.tree.GameTree`.
+"""The sequence form of a two-player zero-sum :class:`~spar_agents.cfr.tree.GameTree`.
 
 A player's *sequence* is an information set and one of its actions; sequence
 0 is the empty sequence. A behavioural strategy is stored per sequence
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from agents.cfr.tree import CHANCE, TERMINAL, GameTree
+from spar_agents.cfr.tree import CHANCE, TERMINAL, GameTree
 
 
 @dataclass(frozen=True, eq=False)

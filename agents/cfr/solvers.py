@@ -20,14 +20,14 @@ algorithm          regrets                               current strategy     av
 =================  ====================================  ===================  ==================
 
 The solvers only update strategies; measuring them is
-:mod:`agents.cfr.evaluation`'s job.
+:mod:`spar_agents.cfr.evaluation`'s job.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.cfr.seqform import PlayerSequences, SequenceForm
+from spar_agents.cfr.seqform import PlayerSequences, SequenceForm
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "pcfr+")
 

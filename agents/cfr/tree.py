@@ -1,6 +1,6 @@
 """The whole game tree of a small ruleset as flat arrays: the solvers' one view of the game.
 
-:func:`agents.cfr.build.build_tree` enumerates it from the batch core. Node
+:func:`spar_agents.cfr.build.build_tree` enumerates it from the batch core. Node
 ids are breadth-first: the root chance node is 0, its children are the
 deals, and each later level holds the nodes after one more card play.
 

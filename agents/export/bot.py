@@ -1,6 +1,6 @@
 """The exported bot as an agent: ``onnx:checkpoints/spar4.onnx``, on onnxruntime alone.
 
-The file's metadata (:mod:`agents.export.metadata`) names the game it was
+The file's metadata (:mod:`spar_agents.export.metadata`) names the game it was
 trained for; asked to play another, the agent refuses with a message naming
 both. It reads only the observation and the legal mask of each decision. By
 default it plays the most likely legal action (``greedy``);
@@ -21,9 +21,9 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from agents.answers import check_answer
-from agents.base import Decision, Situation
-from agents.export.metadata import (
+from spar_agents import shipped
+from spar_agents.base import Decision, Situation
+from spar_agents.export.metadata import (
     MASK_INPUT,
     OBS_INPUT,
     PROBS_OUTPUT,
@@ -32,11 +32,11 @@ from agents.export.metadata import (
     run_of,
     signature_of,
 )
-from agents.export.specialise import specialise
-from agents.signature import is_universal, rules_of
-from spar_env import shipped
+from spar_agents.export.specialise import specialise
+from spar_agents.probability_check import check_answer
+from spar_agents.signature import is_universal, rules_of
 from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
-from spar_env.observe_v2 import UniversalView, view_for
+from spar_env.observation.universal import UniversalView, view_for
 from spar_env.rules import Ruleset
 
 SHIPPED_BOT = shipped.bot_path(shipped.DEFAULT_BOT)
@@ -119,7 +119,7 @@ class OnnxAgent:
         universal = is_universal(signature_of(self.meta, where))
         self.view: UniversalView | None = view_for(rules) if universal else None  # observation v2
         self._check_graph(where)
-        # A universal bot plays through its game's own graph (agents.export.specialise), made
+        # A universal bot plays through its game's own graph (spar_agents.export.specialise), made
         # from the model file (``source``) once; without it, through observation v2.
         self.game_session: ort.InferenceSession | None = None
         if self.view is not None and source is not None:
@@ -157,7 +157,7 @@ class OnnxAgent:
     def _answer(
         self, session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
-        """A graph's checked answer (:func:`agents.answers.check_answer`) to ``G`` decisions."""
+        """A graph's checked answer (:func:`spar_agents.probability_check.check_answer`) to ``G`` decisions."""
         if obs.shape[0] == 0:
             return np.zeros((0, mask.shape[1]), dtype=np.float32)
         probs = run_session(session, obs, mask)

@@ -10,9 +10,9 @@ key                  value
 ``variant``          the preset, e.g. ``spar``
 ``players``          the player count, e.g. ``4``
 ``options``          JSON: the ruleset fields that differ from the preset
-``obs_version``      :data:`spar_env.observe.OBS_VERSION` of the encoding
+``obs_version``      :data:`spar_env.observation.per_game.OBS_VERSION` of the encoding
 ``obs_size``         width of the observation vector
-``obs_dtype``        ``uint8``: the observation as :func:`spar_env.observe.encode`
+``obs_dtype``        ``uint8``: the observation as :func:`spar_env.observation.per_game.encode`
                      gives it, unscaled (the model divides by each entry's bound)
 ``num_actions``      width of the mask and of the probabilities
 ``actions``          JSON list: the name of each action id, in order
@@ -39,8 +39,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agents.signature import check_signature, game_signature, is_universal
-from spar_env.observe_v2 import NUM_ACTIONS_V2, view_for
+from spar_agents.signature import check_signature, game_signature, is_universal
+from spar_env.observation.universal import NUM_ACTIONS_V2, view_for
 from spar_env.rules import Ruleset
 
 FORMAT = "spar-rl onnx bot"
@@ -90,8 +90,8 @@ def bot_metadata(
 ) -> dict[str, str]:
     """The metadata of a bot for ``rules``, trained by ``run`` with ``config`` (module docstring).
 
-    A universal bot passes its ``signature`` (:func:`agents.signature.universal_signature`);
-    ``rules`` is then the game it plays when none is named (:func:`agents.signature.rules_of`).
+    A universal bot passes its ``signature`` (:func:`spar_agents.signature.universal_signature`);
+    ``rules`` is then the game it plays when none is named (:func:`spar_agents.signature.rules_of`).
     """
     universal = signature is not None and is_universal(dict(signature))
     sig = dict(signature) if universal and signature is not None else game_signature(rules)
@@ -117,7 +117,7 @@ def bot_metadata(
 
 
 def signature_of(meta: Mapping[str, str], where: str) -> dict[str, Any]:
-    """The game signature that a bot's metadata gives (as :func:`agents.signature.game_signature`).
+    """The game signature that a bot's metadata gives (as :func:`spar_agents.signature.game_signature`).
 
     Raises:
         BotError: if the metadata is not that of a spar-rl bot of this format.

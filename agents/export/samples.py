@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from spar_env.envs import SelfPlay
-from spar_env.observe_v2 import view_for
+from spar_env.observation.universal import view_for
 from spar_env.rules import Ruleset
 
 BATCH = 1024  # games played together
@@ -21,7 +21,7 @@ def self_play_observations(
 
     Every decision of the seat to move is kept, from the exchange (where it
     is on) to the last trick, over as many hands as it takes. With ``v2``, the
-    observations and masks are those of observation v2 (:mod:`spar_env.observe_v2`).
+    observations and masks are those of observation v2 (:mod:`spar_env.observation.universal`).
     """
     games = SelfPlay(
         rules.variant, rules.players, batch_size=min(count, BATCH), seed=seed, **rules.options()

@@ -4,7 +4,7 @@ A universal bot reads observation v2 (1,212 entries) and answers on the v2
 action grid (50 actions), so that one network plays every game of the
 family. In any one game most of that input is fixed: the seats and cards the
 game lacks are 0 and the rules block is constant, and v2 is the game's own
-observation v1 with its columns moved (:mod:`spar_env.observe_v2`). So the
+observation v1 with its columns moved (:mod:`spar_env.observation.universal`). So the
 first layer, ``W (s * v2) + b``, is the same function as ``W' v1 + b'`` where
 
 - ``W'[:, i]`` adds up ``W[:, j] * s[j]`` over the v2 columns ``j`` that
@@ -27,11 +27,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, BotError
-from spar_env.observe import layout_for
-from spar_env.observe_v2 import UniversalView
+from spar_agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, BotError
+from spar_env.observation.per_game import layout_for
+from spar_env.observation.universal import UniversalView
 
-# The logit of an illegal action, as agents.ppo.network.ILLEGAL_LOGIT (a test holds them equal):
+# The logit of an illegal action, as spar_agents.ppo.network.ILLEGAL_LOGIT (a test holds them equal):
 # not imported from there, since the onnx: agent runs without torch.
 ILLEGAL_LOGIT = -1e9
 _LAYER = re.compile(r"model\.actor\.(\d+)\.(weight|bias)")
@@ -41,7 +41,7 @@ def actor_layers(model: onnx.ModelProto, where: str) -> list[tuple[np.ndarray, n
     """``(weight [out, in], bias [out])`` of each linear layer of an exported actor, in order.
 
     Raises:
-        BotError: if the graph is not an exported actor (:mod:`agents.export.writer`).
+        BotError: if the graph is not an exported actor (:mod:`spar_agents.export.writer`).
     """
     found: dict[int, dict[str, np.ndarray]] = {}
     scale = None

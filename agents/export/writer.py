@@ -1,11 +1,11 @@
 """Export a PPO checkpoint's actor to ONNX: observation and legal mask in, masked probabilities out.
 
 Only the actor is exported (the critic, privileged or not, is for training).
-The graph computes exactly what :func:`agents.ppo.agent.policy_probs` does:
+The graph computes exactly what :func:`spar_agents.ppo.agent.policy_probs` does:
 the actor's logits, illegal actions set to
-:data:`~agents.ppo.network.ILLEGAL_LOGIT`, a softmax, and the illegal
+:data:`~spar_agents.ppo.network.ILLEGAL_LOGIT`, a softmax, and the illegal
 actions' probabilities set to exactly 0. Its inputs, output and metadata are
-described in :mod:`agents.export.metadata`.
+described in :mod:`spar_agents.export.metadata`.
 
 The export uses torch's TorchScript-based exporter (``dynamo=False``): the
 torch.export-based one needs onnxscript, and this small MLP gains nothing
@@ -27,11 +27,11 @@ import onnx
 import torch
 from torch import nn
 
-from agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, bot_metadata
-from agents.ppo.agent import latest_checkpoint, model_from, policy_probs
-from agents.ppo.checkpoint import CheckpointError, load_checkpoint
-from agents.ppo.network import ActorCritic
-from agents.signature import is_universal, rules_of
+from spar_agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, bot_metadata
+from spar_agents.ppo.agent import latest_checkpoint, model_from, policy_probs
+from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.signature import is_universal, rules_of
 from spar_env.rules import Ruleset
 
 OPSET = 17
@@ -130,7 +130,7 @@ def onnx_bytes(model: ActorCritic, rules: Ruleset, metadata: dict[str, str]) -> 
 
 def largest_difference(exported: Exported, obs: np.ndarray, mask: np.ndarray) -> float:
     """The largest absolute difference between the ONNX bot's and torch's probabilities."""
-    from agents.export.bot import load_session, run_session
+    from spar_agents.export.bot import load_session, run_session
 
     session = load_session(exported.data, "the exported bot")
     ours = run_session(session, obs, mask)

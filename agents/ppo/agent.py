@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.answers import check_answer
-from agents.base import Decision, Situation
-from agents.ppo.checkpoint import CheckpointError, load_checkpoint
-from agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
-from agents.ppo.network import ActorCritic
-from agents.signature import check_signature, game_signature, is_universal, rules_of
-from spar_env.observe import layout_for
-from spar_env.observe_v2 import NUM_ACTIONS_V2, OBS_V2_HIGH, UniversalView, view_for
+from spar_agents.base import Decision, Situation
+from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
+from spar_agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.probability_check import check_answer
+from spar_agents.signature import check_signature, game_signature, is_universal, rules_of
+from spar_env.observation.per_game import layout_for
+from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_HIGH, UniversalView, view_for
 from spar_env.rules import Ruleset
 
 __all__ = [
@@ -86,7 +86,7 @@ class PPOAgent:
     """Plays the actor of a PPO checkpoint (see the module docstring).
 
     With ``universal``, the network reads observation v2 and answers on the v2 action
-    grid (:mod:`spar_env.observe_v2`); its answers are mapped back to this game's actions.
+    grid (:mod:`spar_env.observation.universal`); its answers are mapped back to this game's actions.
     """
 
     def __init__(
@@ -144,7 +144,7 @@ class PPOAgent:
 
     def decide(self, probs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> Decision:
         """The decision from the network's policy ``probs`` over :meth:`inputs` (a collector
-        may compute it for many games at once: :mod:`train.lockstep`)."""
+        may compute it for many games at once: :mod:`spar_train.lockstep`)."""
         check_answer(probs, mask, self.where)
         actions = probs.argmax(axis=1) if self.greedy else sample_actions(probs, rng)
         if self.view is not None:

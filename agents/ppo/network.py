@@ -1,7 +1,7 @@
 """The masked actor-critic: a policy over legal cards and a value of the seat's payoff.
 
 The actor and the critic are separate MLPs. The actor reads one seat's
-observation (:mod:`spar_env.observe`) and nothing else, so a trained policy
+observation (:mod:`spar_env.observation.per_game`) and nothing else, so a trained policy
 can never depend on a hidden card. The critic reads the same observation and,
 when ``privileged`` is on, the hands of every other seat as well (relative
 to the observer), as in PerfectDou's perfect-information distillation: it is

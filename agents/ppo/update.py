@@ -13,7 +13,7 @@ and network), in one tensor that feeds the actor (its first columns) and the
 critic; each epoch gathers its shuffled order once, so a minibatch is a
 contiguous slice; one log-softmax serves the ratio and the entropy; and Adam
 runs fused (one kernel over all parameters, not a dozen operations apiece).
-With ``precision`` bfloat16 (:mod:`agents.ppo.precision`; ``"auto"`` picks
+With ``precision`` bfloat16 (:mod:`spar_agents.ppo.precision`; ``"auto"`` picks
 it where the CPU has it natively), the matrix products run in bfloat16 and
 everything else in float32, which roughly halves the time again.
 """
@@ -26,8 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo.network import ActorCritic, entropy_of
-from agents.ppo.precision import Precision, arithmetic, input_dtype, resolve
+from spar_agents.ppo.network import ActorCritic, entropy_of
+from spar_agents.ppo.precision import Precision, arithmetic, input_dtype, resolve
 
 
 def gae(

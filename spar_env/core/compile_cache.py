@@ -21,23 +21,46 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import re
+from importlib.metadata import distributions
 from pathlib import Path
 
 from numba.core import caching
 from numba.core.caching import InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
 
-ROOT = Path(__file__).resolve().parents[2]  # the folder holding the packages below
-PACKAGES = ("spar_env", "agents", "train")
 _NUMBA = re.compile(rb"^\s*(?:from numba[\s.]|import numba)", re.MULTILINE)
+_HOME = __name__.partition(".")[0]  # the top-level package of this module: spar_env
+
+
+@functools.lru_cache(maxsize=1)
+def project_packages() -> dict[str, Path]:
+    """The project's top-level packages by import name, each with its folder.
+
+    They are the top-level names of the installed distribution that holds this module's
+    own package (its ``top_level.txt``), found where the import system finds them, so an
+    editable install (which maps the names onto the repository's folders) and a wheel
+    answer alike. Without such a distribution (a bare source tree), this package alone.
+    """
+    names = {_HOME}
+    for dist in distributions():
+        listed = (dist.read_text("top_level.txt") or "").split()
+        if _HOME in listed:
+            names.update(listed)
+    folders = {}
+    for name in sorted(names):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders[name] = Path(next(iter(spec.submodule_search_locations))).resolve()
+    return folders
 
 
 def project_modules() -> dict[str, Path]:
     """Every module of the project packages, by dotted name."""
     out = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+    for package, folder in project_packages().items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = (package, *path.relative_to(folder).with_suffix("").parts)
             out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
@@ -73,7 +96,7 @@ def sources_stamp() -> str:
 
 def _in_project(py_file: str) -> bool:
     path = Path(py_file).resolve()
-    return any(path.is_relative_to(ROOT / package) for package in PACKAGES)
+    return any(path.is_relative_to(folder) for folder in project_packages().values())
 
 
 class _Fresh:

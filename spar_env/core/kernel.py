@@ -37,7 +37,7 @@ Numba caches the compiled code on disk (``cache=True``), stamped by
 :mod:`spar_env.core.compile_cache` with the sources of every compiled module
 and what they import from, so an edit to a helper of another module (the bit
 helpers of :mod:`spar_env.core.bits`, or :func:`nth_seat_after`, compiled
-into :mod:`agents.knowledge` too) is compiled in on the next call.
+into :mod:`spar_agents.knowledge` too) is compiled in on the next call.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The doors for RL users: PettingZoo AEC, Gymnasium single-agent and vector envs, self-play.
 
 Every env here is a thin adapter over the batch core (:mod:`spar_env.core`)
-and the observation encoder (:mod:`spar_env.observe`); none holds a rule.
+and the observation encoder (:mod:`spar_env.observation.per_game`); none holds a rule.
 
 - :func:`env` / :class:`raw_env`: PettingZoo AEC (:mod:`spar_env.envs.aec`).
 - ``spar_env/Spar-v0``: Gymnasium single-agent env (:class:`SparEnv`), with a

@@ -11,7 +11,7 @@ Action space           ``Discrete(A)``: card ids (``rules.card_id("6H")``),
                        plus KEEP and EXCHANGE when ``weak_hand_exchange`` is on
 Observation space      ``Dict(observation=Box(0, high, (D,), uint8),
                        action_mask=Box(0, 1, (A,), int8))``; the vector is the
-                       seat's own view (:mod:`spar_env.observe`); the mask is
+                       seat's own view (:mod:`spar_env.observation.per_game`); the mask is
                        all zeros for a seat whose turn it is not
 Rewards                zero-sum payoffs (``rules.payoff``) to every agent when
                        a hand ends, 0 otherwise
@@ -40,7 +40,7 @@ Parallel API           none (``metadata["is_parallelizable"]`` is ``False``, so
                        once. Step it turn by turn, or use
                        :class:`spar_env.SelfPlay` to move every seat of a
                        batch of games at once
-Version                v0 (observation version :data:`spar_env.observe.OBS_VERSION`)
+Version                v0 (observation version :data:`spar_env.observation.per_game.OBS_VERSION`)
 =====================  ======================================================
 
 Keyword arguments: ``variant`` (a preset), ``num_players`` (``None``: the
@@ -62,7 +62,7 @@ from spar_env.core import describe_action
 from spar_env.core.bits import unpack_into
 from spar_env.envs.batch import GameBatch, default_illegal_reward, env_rules
 from spar_env.envs.render import render_table
-from spar_env.observe import Encoder
+from spar_env.observation.per_game import Encoder
 
 
 def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:

@@ -18,7 +18,7 @@ from spar_env import core
 from spar_env.core import State
 from spar_env.core.bits import unpack_into
 from spar_env.history import History, step_with_history
-from spar_env.observe import ObservationLayout, layout_for, max_hand_points
+from spar_env.observation.per_game import ObservationLayout, layout_for, max_hand_points
 from spar_env.rules import Ruleset, make_rules
 
 EPISODES = ("hand", "session")

@@ -1,21 +1,29 @@
 """Opponents for the single-agent and vector envs: agent specs and policy callables.
 
 A policy is called on a batch: ``policy(obs, mask, rng) -> actions`` with
-``obs`` ``uint8 [G, D]`` (see :mod:`spar_env.observe`), ``mask`` ``bool [G, A]``
+``obs`` ``uint8 [G, D]`` (see :mod:`spar_env.observation.per_game`), ``mask`` ``bool [G, A]``
 and an ``np.random.Generator``; it returns ``int [G]`` legal actions. The
 single-agent env calls it with ``G = 1``.
 
 An opponent is given as a spec string, such a callable, or an agent (an
-object with ``act(situation, rng) -> Decision``, see :mod:`agents.base`), which
+object with ``act(situation, rng) -> Decision``, see :mod:`spar_agents.base`), which
 decides from a :class:`~spar_env.situation.Situation`. ``"random"`` is built
-in; any other spec (``"heuristic"``, ``"pimc:worlds=32"``, ...) is built by the
-agent registry, :func:`agents.make_agent`: the one place where the env layer
-reaches up to the agents, and only when such a spec is given.
+in; any other spec (``"heuristic"``, ``"pimc:worlds=32"``, ...) is built by an
+*agent builder*, ``builder(spec, rules) -> agent``, that the env is given:
+
+- the ``agent_builder`` argument of the envs, when given (any callable);
+- else the builder installed under the entry-point group :data:`BUILDER_GROUP`:
+  spar-rl installs its agent registry, :func:`spar_agents.make_agent`, there.
+
+So the engine imports nothing above it: the agents reach it through packaging
+metadata, as Gymnasium's own env plugins do, and only when a spec is given.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import entry_points
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
@@ -71,12 +79,37 @@ def is_agent(policy: object) -> TypeGuard[SituationAgent]:
 
 OPPONENT_KINDS = "an agent spec string such as 'heuristic', a policy callable or an agent"
 
+AgentBuilder = Callable[[str, Ruleset], Any]
+"""``builder(spec, rules) -> agent``: builds the agent a spec string names."""
 
-def resolve_policy(spec: PolicySpec, rules: Ruleset, where: str = "opponents") -> Policy | Any:
+BUILDER_GROUP = "spar_env.agent_builders"
+"""The entry-point group of the installed agent builder (see the module docstring)."""
+
+
+@functools.lru_cache(maxsize=1)
+def installed_builder() -> AgentBuilder | None:
+    """The agent builder installed under :data:`BUILDER_GROUP`, or ``None`` if there is none.
+
+    With several installed, the first by name is taken.
+    """
+    found = sorted(entry_points(group=BUILDER_GROUP), key=lambda e: e.name)
+    return found[0].load() if found else None
+
+
+def resolve_policy(
+    spec: PolicySpec,
+    rules: Ruleset,
+    where: str = "opponents",
+    builder: AgentBuilder | None = None,
+) -> Policy | Any:
     """A policy or agent from a spec string, a callable or an agent (returned as is).
 
+    A spec other than ``"random"`` is built by ``builder``, else by the installed
+    builder (see the module docstring).
+
     Raises:
-        ValueError: for an unknown spec, naming it (as ``where``) and the known ones.
+        ValueError: for an unknown spec, naming it (as ``where``) and the known ones;
+            for a spec when no builder is given or installed.
     """
     if is_agent(spec) or callable(spec):
         return spec
@@ -84,21 +117,28 @@ def resolve_policy(spec: PolicySpec, rules: Ruleset, where: str = "opponents") -
         return RandomPolicy()
     if not isinstance(spec, str):
         raise ValueError(f"{where} must be {OPPONENT_KINDS}; got {spec!r}")
-    from agents import make_agent  # the agent registry (see the module docstring)
-
-    return make_agent(spec, rules)
+    build = builder or installed_builder()
+    if build is None:
+        raise ValueError(
+            f"{where}={spec!r} names an agent, but no agent builder is installed (entry-point "
+            f"group {BUILDER_GROUP!r}): pass agent_builder=..., or give a policy callable"
+        )
+    return build(spec, rules)
 
 
 def resolve_opponents(
-    opponents: PolicySpec | Sequence[PolicySpec], rules: Ruleset
+    opponents: PolicySpec | Sequence[PolicySpec],
+    rules: Ruleset,
+    builder: AgentBuilder | None = None,
 ) -> list[Policy | Any]:
     """One policy per seat after the learner's, in order of play (``N - 1`` of them).
 
-    ``opponents`` is one spec for every other seat, or a sequence of ``N - 1``.
+    ``opponents`` is one spec for every other seat, or a sequence of ``N - 1``;
+    ``builder`` builds the specs (see :func:`resolve_policy`).
     """
     n = rules.players
     if isinstance(opponents, str) or callable(opponents) or is_agent(opponents):
-        policy = resolve_policy(opponents, rules)
+        policy = resolve_policy(opponents, rules, builder=builder)
         return [policy] * (n - 1)
     if not isinstance(opponents, Iterable):
         raise ValueError(
@@ -110,4 +150,6 @@ def resolve_opponents(
         raise ValueError(
             f"opponents must be one spec or {n - 1} specs (one per other seat); got {len(specs)}"
         )
-    return [resolve_policy(s, rules, f"opponents[{i}]") for i, s in enumerate(specs)]
+    return [
+        resolve_policy(s, rules, f"opponents[{i}]", builder) for i, s in enumerate(specs)
+    ]

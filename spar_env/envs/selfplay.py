@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from spar_env.envs.batch import GameBatch, env_rules
-from spar_env.observe import Encoder
+from spar_env.observation.per_game import Encoder
 
 
 class SelfPlay:

@@ -2,7 +2,7 @@
 
 =================  ==========================================================
 Observation        ``Box(0, high, (D,), uint8)``: the learner's view, see
-                   :mod:`spar_env.observe` (``D = 379`` for ``spar``, 4 players)
+                   :mod:`spar_env.observation.per_game` (``D = 379`` for ``spar``, 4 players)
 Action             ``Discrete(A)``: a card id (``rules.card_id("6H")``), plus
                    KEEP and EXCHANGE when ``weak_hand_exchange`` is on
 Action mask        ``info["action_mask"]`` (``int8 [A]``) and
@@ -17,7 +17,9 @@ Opponents          ``"random"`` (default), any agent spec of the registry
                    object, or a callable
                    ``policy(obs [G, D], mask [G, A], rng) -> actions [G]``;
                    or a list of ``N - 1`` of them, for the seats after the
-                   learner's in order of play
+                   learner's in order of play. Specs are built by
+                   ``agent_builder(spec, rules)`` when given, else by the
+                   installed registry (:mod:`spar_env.envs.opponents`)
 Seat               ``seat=None`` (default): a random seat each episode
 Render modes       ``"ansi"`` (returns the table as text), ``"human"``
                    (prints it), from the learner's seat
@@ -42,7 +44,7 @@ import gymnasium as gym
 import numpy as np
 
 from spar_env.envs.batch import env_rules
-from spar_env.envs.opponents import PolicySpec
+from spar_env.envs.opponents import AgentBuilder, PolicySpec
 from spar_env.envs.render import render_table
 from spar_env.envs.table import LearnerTable
 
@@ -68,6 +70,7 @@ class SparEnv(gym.Env[np.ndarray, np.int64]):
         episode: str = "hand",
         illegal_action: str = "terminate",
         illegal_reward: float | None = None,
+        agent_builder: AgentBuilder | None = None,
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
@@ -81,6 +84,7 @@ class SparEnv(gym.Env[np.ndarray, np.int64]):
             opponents=opponents,
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
+            agent_builder=agent_builder,
         )
         self._table = LearnerTable(self.rules, 1, np.random.default_rng(), **self._settings)
         self.observation_space = observation_space(self._table)

@@ -20,13 +20,14 @@ from numba import njit
 
 from spar_env.envs.batch import GameBatch, default_illegal_reward
 from spar_env.envs.opponents import (
+    AgentBuilder,
     Policy,
     PolicySpec,
     RandomPolicy,
     is_agent,
     resolve_opponents,
 )
-from spar_env.observe import Encoder
+from spar_env.observation.per_game import Encoder
 from spar_env.rules import Ruleset
 from spar_env.situation import Situation
 
@@ -46,6 +47,9 @@ class LearnerTable:
             or ``"raise"``.
         illegal_reward: the learner's reward for an illegal action
             (``None``: :func:`~spar_env.envs.batch.default_illegal_reward`).
+        agent_builder: builds the opponents given as spec strings (``None``: the
+            installed one, :func:`spar_agents.make_agent`; see
+            :mod:`spar_env.envs.opponents`).
     """
 
     def __init__(
@@ -59,6 +63,7 @@ class LearnerTable:
         opponents: PolicySpec | Sequence[PolicySpec] = "random",
         illegal_action: str = "terminate",
         illegal_reward: float | None = None,
+        agent_builder: AgentBuilder | None = None,
     ) -> None:
         n = rules.players
         if illegal_action not in ("terminate", "raise"):
@@ -73,7 +78,7 @@ class LearnerTable:
         self.moves = 0  # actions played so far, the learner's and the opponents' (for benchmarks)
         if seat is not None and not (isinstance(seat, int | np.integer) and 0 <= seat < n):
             raise ValueError(f"seat must be a seat 0..{n - 1} or None (random); got {seat!r}")
-        policies = resolve_opponents(opponents, rules)
+        policies = resolve_opponents(opponents, rules, agent_builder)
         self.games = GameBatch(
             rules, batch, rng, episode, track_history=any(is_agent(p) for p in policies)
         )

@@ -45,7 +45,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from spar_env.envs.batch import env_rules
-from spar_env.envs.opponents import PolicySpec
+from spar_env.envs.opponents import AgentBuilder, PolicySpec
 from spar_env.envs.single import SparEnv, observation_space
 from spar_env.envs.sub_env_attrs import SubEnvAttributes
 from spar_env.envs.table import LearnerTable
@@ -68,6 +68,7 @@ class SparVectorEnv(SubEnvAttributes, VectorEnv):
         episode: str = "hand",
         illegal_action: str = "terminate",
         illegal_reward: float | None = None,
+        agent_builder: AgentBuilder | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         **options: Any,
@@ -89,6 +90,7 @@ class SparVectorEnv(SubEnvAttributes, VectorEnv):
             opponents=opponents,
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
+            agent_builder=agent_builder,
         )
         self._table: LearnerTable = LearnerTable(
             self.rules, num_envs, np.random.default_rng(), **self._settings

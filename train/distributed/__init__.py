@@ -4,9 +4,9 @@ Ray is an optional extra (``pip install -e ".[ray]"``); nothing outside this
 package imports it, and this package imports it only when it is used, so
 everything else works without it.
 
-- :mod:`train.distributed.bench`: ``spar bench ... --ray``. Each batch of
+- :mod:`spar_train.distributed.bench`: ``spar bench ... --ray``. Each batch of
   deals is one Ray task; the figures are those of a local run.
-- :mod:`train.distributed.rollout`: ``spar train CONFIG --ray`` (or
+- :mod:`spar_train.distributed.rollout`: ``spar train CONFIG --ray`` (or
   ``[ray] enabled = true``). Rollout workers are Ray actors; the learner is
   the one of a local run.
 

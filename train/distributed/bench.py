@@ -1,9 +1,9 @@
 """``spar bench --ray``: the duplicate-deal tournament with its batches as Ray tasks.
 
 A local run plays batch after batch of ``chunk`` deals
-(:func:`train.tournament.play_deals`); here every batch is one Ray task, run
+(:func:`spar_train.tournament.play_deals`); here every batch is one Ray task, run
 wherever the cluster has a free CPU, and the driver sums the outcomes in batch
-order (:func:`train.tournament.summarise`). A batch's outcome depends on the
+order (:func:`spar_train.tournament.summarise`). A batch's outcome depends on the
 seed and the batch alone, so the figures are exactly those of a local run
 with the same seed and chunk, whatever the number of workers.
 
@@ -25,10 +25,10 @@ import functools
 import math
 from collections.abc import Sequence
 
-from agents import Agent, make_agent
+from spar_agents import Agent, make_agent
 from spar_env.rules import Ruleset
-from train.distributed import connect
-from train.tournament import (
+from spar_train.distributed import connect
+from spar_train.tournament import (
     DEFAULT_CHUNK,
     Batch,
     Outcome,
@@ -56,7 +56,7 @@ def run_tournament_on_ray(
     progress: Progress | None = None,
     address: str = "",
 ) -> TournamentResult:
-    """:func:`train.tournament.run_tournament` with one Ray task per batch (module docstring).
+    """:func:`spar_train.tournament.run_tournament` with one Ray task per batch (module docstring).
 
     Joins the cluster at ``address`` (``""``: a local Ray) unless Ray is
     already up. ``progress(done, deals)`` hears the deals of each task as it

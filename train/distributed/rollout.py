@@ -1,17 +1,17 @@
 """PPO rollouts on Ray actors: ``spar train CONFIG --ray``, or ``[ray] enabled = true``.
 
-:class:`RayCollector` stands in for the local :class:`~train.rollout.Collector`
-in :func:`train.ppo.train`, which is otherwise the same: only where the
+:class:`RayCollector` stands in for the local :class:`~spar_train.rollout.Collector`
+in :func:`spar_train.ppo.train`, which is otherwise the same: only where the
 rollouts come from changes. ``rollout.games`` is shared out among
 ``ray.workers`` actors (:class:`RolloutWorker`); each holds its games on the
 batch core, a CPU copy of the policy and the opponent pool, and plays them
-with the very :class:`~train.rollout.Collector` of a local run.
+with the very :class:`~spar_train.rollout.Collector` of a local run.
 
 **One rollout, synchronously.** The learner puts the network's weights in
 Ray's object store once, and every worker reads them from there (the pool's
 snapshots too, when they change); each plays ``rollout.hands`` hands in all
 its games and sends back its decisions, which the learner joins
-(:func:`train.rollout.merge_rollouts`) and learns from. Worker ``i`` draws
+(:func:`spar_train.rollout.merge_rollouts`) and learns from. Worker ``i`` draws
 from its own generator, seeded by ``(run.seed, i)``, so a seed and a worker
 count fix the run; a checkpoint holds every worker's games and generator,
 and a resumed run goes on exactly.
@@ -34,14 +34,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent
-from agents.ppo.network import ActorCritic
-from agents.ppo.precision import Precision
+from spar_agents.base import Agent
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import Precision
 from spar_env.rules import Ruleset
-from train.config import RaySection
-from train.distributed import connect
-from train.pool import OpponentPool
-from train.rollout import Collector, Rollout, merge_rollouts
+from spar_train.config import RaySection
+from spar_train.distributed import connect
+from spar_train.opponent_pool import OpponentPool
+from spar_train.rollout import Collector, Rollout, merge_rollouts
 
 WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
 REPLACEMENTS = 3  # new actors a worker's share may need in one rollout before the run stops
@@ -165,7 +165,7 @@ class RayCollector:
         reward_scale: float,
         teacher: Agent | None = None,
     ) -> Rollout:
-        """:meth:`train.rollout.Collector.collect` on every worker, joined in worker order."""
+        """:meth:`spar_train.rollout.Collector.collect` on every worker, joined in worker order."""
         ray = self.ray
         weights = ray.put({k: v.detach().cpu() for k, v in model.state_dict().items()})
         key = (tuple(pool.mix.items()), pool.keep)

@@ -1,0 +1,138 @@
+"""What the package ships, by name: the trained bots and the ready-made configs.
+
+==============  ================================  ===========================  ===============
+what            in the source tree                package data                 a user types
+==============  ================================  ===========================  ===============
+bots and cards  ``checkpoints/NAME.onnx``, .json  ``spar_agents.checkpoints``  ``onnx:spar4``
+configs         ``configs/NAME.toml``             ``spar_train.configs``       ``ppo_tiny``
+==============  ================================  ===========================  ===============
+
+``setup.py`` maps the two folders to the two packages, and this module finds
+them with :mod:`importlib.resources`, so an editable install and a wheel see
+the same files. A path that exists always wins over a shipped name, so
+``onnx:checkpoints/spar4.onnx`` and ``spar train configs/ppo_tiny.toml`` keep
+working from a checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+BOTS_PACKAGE = "spar_agents.checkpoints"
+CONFIGS_PACKAGE = "spar_train.configs"
+BOT_SUFFIX = ".onnx"
+CARD_SUFFIX = ".json"
+CONFIG_SUFFIX = ".toml"
+DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
+UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
+DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
+
+
+def _folder(package: str) -> Path:
+    """The folder of a data package (an installed package is a folder on disk)."""
+    folder = files(package)
+    if not isinstance(folder, Path):  # a zipped install: onnxruntime and tomllib need real files
+        raise RuntimeError(f"{package} is not installed as a folder; reinstall spar-rl with pip")
+    return folder
+
+
+def _names(package: str, suffix: str) -> list[str]:
+    return sorted(p.stem for p in _folder(package).glob(f"*{suffix}"))
+
+
+def _shipped(package: str, suffix: str, name: str, what: str) -> Path:
+    path = _folder(package) / f"{name.removesuffix(suffix)}{suffix}"
+    if not path.is_file():
+        known = ", ".join(_names(package, suffix)) or "none"
+        raise ValueError(f"no shipped {what} named {name!r}; the shipped {what}s: {known}")
+    return path
+
+
+def bot_names() -> list[str]:
+    """The names of the shipped bots, sorted: ``["spar4"]``."""
+    return _names(BOTS_PACKAGE, BOT_SUFFIX)
+
+
+def bot_path(name: str = DEFAULT_BOT) -> Path:
+    """The ONNX file of the shipped bot ``name``.
+
+    Raises:
+        ValueError: if no bot of that name is shipped, naming the ones that are.
+    """
+    return _shipped(BOTS_PACKAGE, BOT_SUFFIX, name, "bot")
+
+
+def default_bots() -> list[str]:
+    """The shipped bots ``spar play`` and ``spar serve`` seat, in order of preference: the
+    universal bot (it plays 49 games, and 4-player spar better than the specialist), then
+    the specialist of the default game."""
+    return [name for name in (UNIVERSAL_BOT, DEFAULT_BOT) if name in bot_names()]
+
+
+def default_bot_specs() -> list[str]:
+    """The agent specs of :func:`default_bots`, in the same order: ``["onnx:universal", ...]``."""
+    return [f"onnx:{name}" for name in default_bots()]
+
+
+def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:
+    """The card of a shipped bot: its game, inputs, size and how it was trained."""
+    card = bot_path(name).with_suffix(CARD_SUFFIX)
+    return json.loads(card.read_text(encoding="utf-8"))
+
+
+def config_names() -> list[str]:
+    """The names of the shipped configs, sorted: ``["cfr_micro", ..., "ppo_tiny"]``."""
+    return _names(CONFIGS_PACKAGE, CONFIG_SUFFIX)
+
+
+def config_path(name: str = DEFAULT_CONFIG) -> Path:
+    """The TOML file of the shipped config ``name`` (with or without ``.toml``).
+
+    Raises:
+        ValueError: if no config of that name is shipped, naming the ones that are.
+    """
+    return _shipped(CONFIGS_PACKAGE, CONFIG_SUFFIX, name, "config")
+
+
+def config_summary(name: str) -> str:
+    """The first sentence of a shipped config's opening comment: what the config is for."""
+    lines = config_path(name).read_text(encoding="utf-8").splitlines()
+    comment = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        comment.append(line.lstrip("#").strip())
+    text = " ".join(comment)
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
+def resolve_bot(given: str | os.PathLike) -> Path:
+    """``given`` if it is a file, else the shipped bot it names (a bare name such as ``spar4``).
+
+    A path that is neither stays as given, so that the loader reports it missing.
+    """
+    return _resolve(given, bot_names(), bot_path)
+
+
+def resolve_config(given: str | os.PathLike) -> Path:
+    """``given`` if it is a file, else the shipped config it names (``ppo_tiny``).
+
+    A path that is neither stays as given, so that the loader reports it missing.
+    """
+    return _resolve(given, config_names(), config_path, CONFIG_SUFFIX)
+
+
+def _resolve(
+    given: str | os.PathLike, names: list[str], find: Callable[[str], Path], suffix: str = ""
+) -> Path:
+    path = Path(given)
+    if path.is_file() or len(path.parts) != 1:
+        return path
+    name = path.name.removesuffix(suffix) if suffix else path.name
+    return find(name) if name in names else path

@@ -1,0 +1,155 @@
+"""What every subcommand's parser shares: one-line errors, plain help, argument types.
+
+Usage errors print one line (``spar record: error: argument --seed: ...``)
+instead of argparse's usage block, so that every bad argument reads the same
+whether argparse or a command finds it. Help descriptions come from module
+docstrings, written for Sphinx; :func:`plain_text` strips their markup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections.abc import Callable
+from typing import NoReturn
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's line breaks and shows each option's default, when it has one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help = action.help or ""
+        default = action.default
+        if "default" in help or not _worth_showing(default):
+            return help
+        shown = " ".join(map(str, default)) if isinstance(default, list) else default
+        return f"{help} (default: {shown})"
+
+
+def _worth_showing(default: object) -> bool:
+    """No default, an unset flag or an empty list say nothing (``0`` does)."""
+    return not (
+        default is None or default is False or default is argparse.SUPPRESS or default == []
+    )
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    help: str,
+    doc: str,
+    *,
+    epilog: str | None = None,
+) -> argparse.ArgumentParser:
+    """A subcommand's parser, described by its module docstring after the first paragraph."""
+    return subparsers.add_parser(
+        name,
+        help=help,
+        description=plain_text(doc.partition("\n\n")[2]).strip("\n").rstrip(),
+        epilog=epilog,
+        formatter_class=HelpFormatter,
+    )
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")  # :func:`~a.b`, :mod:`text <a>`
+
+
+def plain_text(doc: str) -> str:
+    """A docstring as plain text: Sphinx roles, double backquotes and ``::`` removed."""
+    text = _ROLE.sub(_role_text, doc).replace("``", "")
+    return text.replace("::\n", ":\n")
+
+
+def _role_text(match: re.Match[str]) -> str:
+    """What a role shows: its text, or the last name of a ``~`` target."""
+    target = match.group(1)
+    return target.rsplit(".", 1)[-1] if match.group(0).count("~") else target
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
+    return value
+
+
+def positive_int_at_most(limit: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 to ``limit`` (one of :mod:`spar_env.limits`)."""
+
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(
+                f"at most {limit:,} {what} (a limit of spar-rl); got {value:,}"
+            )
+        return value
+
+    return parse
+
+
+def seed(text: str) -> int:
+    """An argparse type: a whole number of at least 0 (NumPy refuses negative seeds)."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 0; got {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0 (``nan`` and ``inf`` would never end)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0; got {text}")
+    return value
+
+
+def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--ray [ADDRESS]``: do ``what`` on Ray; ``args.ray`` is None without the option,
+    ``""`` for a local Ray, else the address."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        type=ray_address,
+        metavar="ADDRESS",
+        help=f"{what} on Ray: join the cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT), "
+        'or start a local Ray when none is given (needs pip install -e ".[ray]")',
+    )
+    parser.add_argument(
+        "--ray-timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="give up on a cluster at ADDRESS that does not answer after this long "
+        "(default: 30; spar train: ray.timeout)",
+    )
+
+
+def ray_address(text: str) -> str:
+    """An argparse type: an address Ray can join."""
+    from spar_train.distributed import check_address
+
+    try:
+        return check_address(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(
+            f"{e} (an option after --ray is taken as its address)"
+        ) from None
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None

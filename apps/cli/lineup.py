@@ -1,0 +1,40 @@
+"""The game of ``spar bench`` and ``spar play``: the options', or else the first learned agent's.
+
+When neither ``--variant`` nor ``--players`` is given, the game is the one
+that the first ``ppo:``, ``onnx:`` or ``cfr:`` agent of the lineup was made
+for (:mod:`spar_agents.registry.file_game`), with any ``--set`` on top, and one line says
+so. Given options win; an agent made for another game then refuses with the
+error that names both games.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+
+from spar_apps.cli.overrides import rules_from_args, ruleset_overrides
+from spar_env.rules import Ruleset, make_rules
+
+
+def rules_from_lineup(args: argparse.Namespace, specs: Iterable[str]) -> tuple[Ruleset, str | None]:
+    """The ruleset of the command, and the note to print when it came from an agent."""
+    if args.variant is not None or args.players is not None:
+        return rules_from_args(args), None
+    from spar_agents.registry.file_game import lineup_game
+
+    found = lineup_game(specs)
+    if found is None:
+        return rules_from_args(args), None
+    spec, game = found
+    overrides = ruleset_overrides(args.overrides)
+    rules = make_rules(game.variant, players=game.players, **{**game.options(), **overrides})
+    return rules, (
+        f"the game is {describe_game(rules)}, as {spec} was made for "
+        "(--variant and --players choose another)"
+    )
+
+
+def describe_game(rules: Ruleset) -> str:
+    """``spar with 2 players`` or ``spar with 4 players (last_two=bonus)``."""
+    options = ", ".join(f"{k}={v}" for k, v in rules.options().items())
+    return f"{rules.variant} with {rules.players} players" + (f" ({options})" if options else "")

@@ -1,0 +1,242 @@
+"""``spar play``: you against bots at one table, in the terminal.
+
+You sit in one seat (--seat, 0 by default); every other seat is played by an
+agent spec (--opponents: one spec for every other seat, or one per other
+seat in seat order; by default the shipped universal bot onnx:universal in
+every game it covers, or heuristic for any other game). Without --variant and
+--players, the game is the one the first ppo:, onnx: or cfr: opponent was
+made for, and a line says so. Before
+each of your moves the table shows your hand with the legal cards numbered,
+the trick in progress and who leads it, the cards each seat has played
+(another seat's face-down cards as backs), the trick number, the scores and
+what just happened.
+
+Type a card (6h, 10S, ts, 6♥) or its number; in the weak-hand exchange, k to
+keep or e to exchange (a hand with a 10 or better may only keep). q, Ctrl-C
+or the end of input leave the table and show the final scores; the session
+also ends by its own rule (--end, --target, or --set end=...).
+
+    spar play                                     # 4-player spar against the shipped bot
+    spar play --opponents heuristic --players 3 --target 20 --hint
+    spar play --variant sipa --opponents random --set end=hands:2 --record games.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spar_apps.cli.arguments import add_command, positive_int, seed
+from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.output import check_output_path
+from spar_apps.cli.overrides import add_rules_arguments
+from spar_env.rules import Ruleset
+
+FALLBACK = "heuristic"  # the opponents when the shipped bot was not made for the game asked for
+PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(subparsers, "play", "play against bots in the terminal", __doc__)
+    add_rules_arguments(p)
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="AGENT",
+        help="agent specs: one for every other seat, or one per other seat in seat order "
+        "(default: the shipped bot, onnx:universal)",
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat, from 0")
+    p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
+                   "target:T, stones:K (default: the variant's)")  # fmt: skip
+    p.add_argument(
+        "--target", type=positive_int, metavar="T", help="play to T points (end=target:T)"
+    )
+    p.add_argument("--c-notation", action=argparse.BooleanOptionalAction,
+                   help="write scores in c-notation (default: the variant's)")  # fmt: skip
+    p.add_argument("--direction", choices=("clockwise", "counterclockwise"),
+                   help="direction of play (default: the variant's)")  # fmt: skip
+    p.add_argument(
+        "--hint",
+        nargs="?",
+        const="",
+        metavar="AGENT",
+        help="show a bot's probabilities for your move: an onnx or ppo spec, by default the "
+        "first such opponent or the shipped bot",
+    )
+    p.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="append every finished hand to FILE as a game record (spar replay reads it)",
+    )
+    p.add_argument("--seed", type=seed, help="seed of the deals (default: a fresh one, shown)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from spar_apps.terminal import HumanTable, play_session
+
+    rules, game_note = rules_from_lineup(_with_shortcuts(args), args.opponents or [])
+    if not 0 <= args.seat < rules.players:
+        raise ValueError(f"--seat must be a seat 0..{rules.players - 1}; got {args.seat}")
+    if args.record is not None:
+        check_output_path(args.record, "--record")
+    console = Console(highlight=False)
+    specs, note = _opponent_specs(args.opponents, rules, args.seat)
+    bots = _build(specs, rules)
+    hint = None if args.hint is None else _hint(args.hint, specs, rules)
+    deal_seed = args.seed if args.seed is not None else _fresh_seed()
+    table = HumanTable(
+        rules,
+        args.seat,
+        bots,
+        np.random.default_rng([deal_seed, 0]),
+        np.random.default_rng([deal_seed, 1]),
+    )
+    for line in (game_note, note):
+        if line:
+            console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
+    console.print(
+        f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
+        "deals these hands again). Type a card (9d, 10s, 6♥) or its number; q leaves."
+    )
+    out = None if args.record is None else args.record.open("a", encoding="utf-8")
+    try:
+        play_session(
+            table,
+            _Terminal(console),
+            hint=hint,
+            on_record=None if out is None else lambda record: _write(out, record),
+        )
+    finally:
+        if out is not None:
+            out.close()
+    if args.record is not None:
+        console.print(f"records of the finished hands are in {args.record}")
+    return 0
+
+
+class _Terminal:
+    """The loop's terminal: a rich console for output, its input() for lines."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+
+    def show(self, renderable: Any) -> None:
+        self.console.print(renderable)
+        self.console.print()
+
+    def ask(self, prompt: str) -> str:
+        return self.console.input(f"[bold]{prompt}[/bold]")
+
+
+def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
+    """``--end``, ``--target``, ``--c-notation`` and ``--direction`` as ``--set`` overrides."""
+    extra = []
+    if args.end is not None and args.target is not None:
+        raise ValueError(f"give --end or --target, not both (--target {args.target} is "
+                         f"--end target:{args.target})")  # fmt: skip
+    if args.end is not None:
+        extra.append(f"end={args.end}")
+    if args.target is not None:
+        extra.append(f"end=target:{args.target}")
+    if args.c_notation is not None:
+        extra.append(f"c_notation={str(args.c_notation).lower()}")
+    if args.direction is not None:
+        extra.append(f"direction={args.direction}")
+    return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
+
+
+def _default_spec(rules: Ruleset) -> tuple[str, str | None]:
+    """The first shipped bot that plays ``rules`` (:func:`spar_agents.shipped.default_bots`),
+    else :data:`FALLBACK` and a note saying why."""
+    from spar_agents.registry.file_game import fallback_note, first_that_plays
+    from spar_agents.shipped import default_bot_specs
+
+    spec = first_that_plays(default_bot_specs(), rules)
+    if spec is not None:
+        return spec, None
+    return FALLBACK, fallback_note(rules, FALLBACK)
+
+
+def _opponent_specs(
+    given: list[str] | None, rules: Ruleset, seat: int
+) -> tuple[dict[int, str], str | None]:
+    """The spec of every other seat, by seat, and a note if the default had to change."""
+    others = [s for s in range(rules.players) if s != seat]
+    note = None
+    if given is None:
+        spec, note = _default_spec(rules)
+        given = [spec]
+    if len(given) not in (1, len(others)):
+        raise ValueError(
+            f"--opponents takes one spec for every other seat or {len(others)} specs "
+            f"(one per other seat); got {len(given)}"
+        )
+    specs = given * len(others) if len(given) == 1 else given
+    return dict(zip(others, specs, strict=True)), note
+
+
+def _lineup(specs: dict[int, str]) -> str:
+    """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
+    by_spec: dict[str, list[int]] = {}
+    for seat, spec in specs.items():
+        by_spec.setdefault(spec, []).append(seat)
+    from spar_agents.shipped import default_bots
+
+    shipped = [f"onnx:{name}" for name in default_bots()]
+    parts = []
+    for spec, seats in by_spec.items():
+        label = f"the shipped bot ({spec})" if spec in shipped else spec
+        parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
+    return "; ".join(parts)
+
+
+def _build(specs: dict[int, str], rules: Ruleset) -> dict[int, Any]:
+    """One agent per distinct spec, shared by the seats that name it."""
+    from spar_agents import make_agent
+
+    built: dict[str, Any] = {}
+    for spec in specs.values():
+        if spec not in built:
+            built[spec] = make_agent(spec, rules)
+    return {seat: built[spec] for seat, spec in specs.items()}
+
+
+def _hint(spec: str, opponents: dict[int, str], rules: Ruleset):
+    """The hint function: a bot's probabilities for the person's move."""
+    from spar_agents import make_agent
+    from spar_agents.registry import parse_spec
+
+    if not spec:
+        spec = next(
+            (s for s in opponents.values() if parse_spec(s)[0] in PROBABILITY_AGENTS),
+            _default_spec(rules)[0],  # the shipped bot that plays this game, if any
+        )
+        if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
+            raise ValueError("--hint: no shipped bot plays this game; name one: --hint onnx:FILE")
+    if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
+        raise ValueError(f"--hint {spec}: a hint needs an onnx or ppo bot (its policy)")
+    agent = make_agent(spec, rules)
+    rng = np.random.default_rng(0)
+
+    def hint(table) -> np.ndarray:
+        return agent.act(table.situation(), rng).probs[0]
+
+    return hint
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
+def _write(out, record: dict[str, Any]) -> None:
+    out.write(json.dumps(record) + "\n")
+    out.flush()

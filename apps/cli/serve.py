@@ -1,0 +1,114 @@
+"""``spar serve``: play against the bots in the browser, at a table served on this machine.
+
+Serves one page: your hand as cards, the trick in progress, each seat's plays
+(face-down ones as backs), the scores, what just happened, the end of each
+hand with every dealt hand, a hint with the bot's probabilities, and a form
+for a new game (variant, players, opponents, session target, options). The
+game runs on the server, on the same table, agents and records as
+``spar play``; the page is sent only what your seat may see. Each browser tab
+plays its own game.
+
+It listens on 127.0.0.1 (this machine only) unless --host says otherwise, and
+prints the address to open. --port 0 takes a free port. The opponents the
+page offers are the shipped bot, heuristic and pimc, and the specs given with
+--opponents; --set changes a ruleset field of every game.
+
+    spar serve                                  # then open http://127.0.0.1:8000/
+    spar serve --port 8080 --opponents random ppo:runs/spar4
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import socket
+import sys
+
+from spar_apps.cli.arguments import add_command, seed
+
+DEFAULT_PORT = 8000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(subparsers, "serve", "play against the bots in the browser", __doc__)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (0: any free port)")
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        default=[],
+        metavar="AGENT",
+        help="agent specs the page offers as opponents, besides the shipped bot, heuristic and pimc",
+    )
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a ruleset field of every game, e.g. weak_hand_exchange=true (repeatable)",
+    )
+    p.add_argument("--seed", type=seed, help="seed of the deals of the games, in order")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from spar_apps.web import Lobby, create_app
+    except ImportError as e:
+        raise ValueError(f'spar serve needs the web extra: pip install -e ".[web]" ({e})') from None
+    from spar_agents.registry import agent_names, parse_spec
+    from spar_agents.shipped import default_bot_specs
+    from spar_apps.cli.overrides import ruleset_overrides
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0..65535; got {args.port}")
+    for spec in args.opponents:
+        if parse_spec(spec)[0] not in agent_names():
+            raise ValueError(
+                f"--opponents {spec}: unknown agent; known agents: {', '.join(agent_names())}"
+            )
+    overrides = ruleset_overrides(args.overrides)
+    if "players" in overrides:
+        raise ValueError("--set players: the page chooses the player count of each game")
+    lobby = Lobby(default_bot_specs(), args.opponents, overrides)
+    if not any(lobby.variants.values()):
+        raise ValueError(f"--set {' '.join(args.overrides)}: no variant can be played with it")
+    app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
+    listener = _listen(args.host, args.port)
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True
+    )
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", ws="none"
+    )  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
+        uvicorn.Server(config).run(sockets=[listener])
+    print("spar serve: stopped", file=sys.stderr)
+    return 0
+
+
+def _hosts(host: str) -> list[str] | None:
+    """The Host headers to answer: the address listened on, and localhost (None: any)."""
+    if host in ("0.0.0.0", "::", ""):
+        return None
+    return sorted({host, f"[{host}]", "localhost", "127.0.0.1"})
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket (so that the address printed is the one bound, even for port 0)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as e:
+        listener.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    listener.listen(512)
+    listener.set_inheritable(True)
+    return listener

@@ -1,0 +1,265 @@
+"""``spar train``: train an agent from a TOML config, with TensorBoard curves and safe checkpoints.
+
+    spar train                                  # the shipped ppo_spar4, the default
+    spar train --list                           # the shipped configs, by name
+    spar train ppo_spar2 --seed 7 --name mine   # a shipped config by name
+    spar train configs/ppo_spar2.toml --seed 7  # or any config file
+    spar train configs/ppo_spar4.toml --set ppo.lr=3e-4 --set rollout.games=4096
+    spar train --resume runs/mine               # go on from its latest checkpoint
+    spar train configs/cfr_mini.toml            # solve mini exactly (DCFR)
+    spar train configs/ppo_spar4.toml --ray     # rollouts on Ray actors ([ray] in the config)
+
+A run is written to runs/NAME/: config.toml (the config in force), the
+TensorBoard event files (tensorboard --logdir runs) and checkpoints/. The
+trained agent is the spec ppo:runs/NAME, for spar bench and the environments.
+A config with an unknown key, a wrong type, an impossible value, a size past
+spar_env/limits.py or an agent that cannot be built for its game is refused
+before the run folder is made, naming the key. The folder is locked while a
+process trains into it; a run that fails before its first checkpoint removes
+it, and --resume starts a run killed before then from the beginning. The keys
+and their defaults are in train/sections.py; configs/ holds ready-made configs,
+shipped with the package (spar train --list names them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from spar_apps.cli.arguments import add_command, add_ray_option, seed
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers, "train", "train an agent (PPO self-play, or an exact CFR/LP solve)", __doc__
+    )
+    parser.add_argument(
+        "config",
+        nargs="?",
+        help="a TOML config file, or the name of a shipped config (spar train --list; "
+        "default: ppo_spar4)",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list the shipped configs and what each is for"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a config key, e.g. --set ppo.lr=3e-4 (repeatable)",
+    )
+    parser.add_argument("--seed", type=seed, help="the run's seed (run.seed)")
+    parser.add_argument("--name", help="the run's name: it is written to runs/NAME (run.name)")
+    parser.add_argument(
+        "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
+    )
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
+    add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import spar_train
+    from spar_agents.shipped import resolve_config
+    from spar_train.config import default_config_path, load_config
+
+    if args.list:
+        return _list_configs()
+    if args.config is not None:
+        args.config = resolve_config(args.config)
+    config, overrides = None, args.set
+    if args.resume is not None:
+        if args.config is not None or args.seed is not None or args.name is not None:
+            raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
+    else:
+        config = load_config(args.config or default_config_path(), args.set)
+        named = {"seed": args.seed, "name": args.name}
+        config = config.replace(
+            run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
+        )
+        overrides = ()
+    console = Console(stderr=False)
+    with _Bar(console) as bar:
+        try:
+            result = spar_train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
+                               ray=args.ray, ray_timeout=args.ray_timeout,
+                               report=bar.update)  # fmt: skip
+        except KeyboardInterrupt:
+            bar.stop()
+            where = args.resume or args.runs_dir / config.run.name
+            solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
+            hint = "" if solve else f"; {_resume_hint(Path(where))}"
+            print(f"spar train: stopped{hint}", file=sys.stderr)
+            return 130
+    _summary(console, result)
+    return 0
+
+
+def _list_configs() -> int:
+    """``spar train --list``: each shipped config's name and the first line of its comment."""
+    from spar_agents.shipped import config_names, config_summary
+
+    names = config_names()
+    width = max(map(len, names))
+    for name in names:
+        print(f"{name:<{width}}  {config_summary(name)}")
+    return 0
+
+
+def _progress(console: Console) -> Progress:
+    """A bar with a description and a free text of live figures (off when not a terminal)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[figures]}"),
+        console=console,
+        disable=not console.is_terminal,
+    )
+
+
+class _Bar:
+    """A rich progress bar with the live figures of any run (:class:`spar_train.progress.Progress`);
+    in a log, not a terminal, one line per evaluation instead."""
+
+    NAMES = {"imitation": "warm start", "ppo": "train"}  # else the phase's own name
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self.progress = _progress(console)
+        self.task = self.progress.add_task("train", total=None, figures="")
+        self.phase: str | None = None
+
+    def __enter__(self) -> _Bar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+    def update(self, event: Any) -> None:
+        self.phase = event.phase
+        f = event.figures
+        evals = "  ".join(f"vs {k} {v['mean_payoff']:+.3f}" for k, v in event.evaluations.items())
+        line = None
+        if event.phase == "imitation":
+            text = f"imitation {event.step}/{event.of}, cross-entropy {f['cross_entropy']:.3f}"
+            line = f"warm start: {text}" if event.step == event.of else None
+        elif event.phase == "ppo":
+            text = f"{f['decisions_per_second']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
+            line = f"update {event.step}/{event.of}: {text}" if event.evaluated else None
+        elif event.phase == "mccfr":
+            text = f"{f['deals']:,} hands  {f['deals_per_second']:,.0f} hands/s  {evals}"
+            line = f"batch {event.step}: {text}"
+        else:  # an exact solve
+            text = f"NashConv {f['nash_conv']:.3g}"
+        name = self.NAMES.get(event.phase, event.phase)
+        self.progress.update(self.task, description=name, completed=event.step, total=event.of,
+                             figures=text)  # fmt: skip
+        if not self.live and line is not None:
+            print(line, flush=True)
+
+
+def _summary(console: Console, result: Any) -> None:
+    """What the run reached, by the kind of run it was."""
+    from spar_train.mccfr import MCCFRResult
+    from spar_train.solve import SolveResult
+
+    if isinstance(result, SolveResult):
+        _solve_summary(console, result)
+    elif isinstance(result, MCCFRResult):
+        _sampled_summary(console, result)
+    else:
+        _ppo_summary(console, result)
+
+
+def _ppo_summary(console: Console, result: Any) -> None:
+    rules, run_dir = result.rules, result.run_dir
+    table = Table(title=f"{run_dir.name}: evaluation after update {result.counters.update}")
+    low = "/".join(rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
+    for column in ("opponent", "mean payoff", f"kept {low}", f"won {low}", "won trick H-1"):
+        table.add_column(column, justify="right")
+    for spec, f in result.evaluations.items():
+        who = f"{spec} × {rules.players - 1}"
+        if "games" in f:  # a game mix: the mean over its games (spar_train.game_mix.evaluate_mix)
+            who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
+        table.add_row(
+            who,
+            f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
+            _share(f.get("kept_low_card")),
+            _share(f.get("won_last_with_low_card")),
+            _share(f.get("won_trick_before_last")),
+        )
+    console.print(table)
+    others = " ".join(["heuristic"] * (rules.players - 1))
+    minutes = result.counters.seconds / 60
+    console.print(
+        f"{result.counters.decisions:,} learner decisions in {minutes:.1f} min; "
+        f"checkpoints in {run_dir}/checkpoints\n"
+        f"curves:  tensorboard --logdir {run_dir.parent}\n"
+        f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
+    )
+
+
+def _resume_hint(run_dir: Path) -> str:
+    """How to go on with a run stopped by Ctrl-C: from its checkpoint, or from the beginning."""
+    from spar_train.mccfr import has_tables
+    from spar_train.ppo import has_checkpoint
+
+    if has_checkpoint(run_dir) or has_tables(run_dir):
+        return f"resume from the latest checkpoint with spar train --resume {run_dir}"
+    return f"it had no checkpoint yet: spar train --resume {run_dir} starts it from the beginning"
+
+
+def _solve_summary(console: Console, result: Any) -> None:
+    """An exact solve (``algorithm = "cfr"`` or ``"lp"``): the value found."""
+    low, high = result.value_bounds
+    algorithm, variant = "lp" if result.algorithm == "lp" else "cfr", result.rules.variant
+    console.print(
+        f"{variant}, {algorithm}"
+        + (f" ({result.algorithm}, {result.iterations:,} iterations)" if result.iterations else "")
+        + f": seat 0's value {result.game_value:.6f} (equilibrium value in [{low:.6f}, "
+        f"{high:.6f}]), NashConv {result.nash_conv:.3g} points per hand\n"
+        f"tree {result.build_seconds:.1f} s, solve {result.solve_seconds:.1f} s, "
+        f"evaluation {result.eval_seconds:.1f} s\n"
+        f"policy:  {result.policy_path}\n"
+        f"bench:   spar bench cfr:{result.policy_path} random --variant {variant} "
+        f"--players 2"
+    )
+
+
+def _sampled_summary(console: Console, result: Any) -> None:
+    """A sampled-CFR run (``algorithm = "mccfr"``): how the agent fares."""
+    rules = result.rules
+    table = Table(title=f"{result.run_dir.name}: after {result.deals_walked:,} hands")
+    for column in ("opponent", "mean payoff"):
+        table.add_column(column, justify="right")
+    for spec, f in result.evaluations.items():
+        table.add_row(f"{spec} × {rules.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
+    console.print(table)
+    others = " ".join(["heuristic"] * (rules.players - 1))
+    console.print(
+        f"{result.batches:,} batches in {result.seconds / 60:.1f} min "
+        f"({result.solve_seconds / 60:.1f} min solving)\n"
+        f"policy:  {result.policy_path}\n"
+        f"curves:  tensorboard --logdir {result.run_dir.parent}\n"
+        f"bench:   spar bench cfr:{result.policy_path} {others} --variant {rules.variant} "
+        f"--players {rules.players} --deals 20000"
+    )
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"

@@ -1,0 +1,95 @@
+"""The game loop of ``spar play``: show the table, ask for a move until one is legal, repeat.
+
+The loop talks to the person only through a :class:`Terminal` (``show`` a
+renderable, ``ask`` for a line), so tests drive it with scripted lines and
+the command line with a rich console. ``q``, Ctrl-C (``KeyboardInterrupt``)
+and the end of input (``EOFError``) leave the table cleanly: the final
+scores are shown and every finished hand has been handed to ``on_record``.
+A line that is not a legal move gets a message saying why and a new prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from rich.console import RenderableType
+from rich.text import Text
+
+from spar_apps.terminal import screen
+from spar_apps.terminal.moves import QUIT_WORDS, MoveError, Quit, read_move
+from spar_apps.terminal.table import HumanTable
+
+Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
+OnRecord = Callable[[dict[str, Any]], None]
+
+
+class Terminal(Protocol):
+    def show(self, renderable: RenderableType) -> None: ...
+
+    def ask(self, prompt: str) -> str: ...  # raises EOFError at the end of input
+
+
+@dataclass
+class Outcome:
+    """How the person's time at the table ended."""
+
+    hands: int  # hands finished
+    left: bool  # the person left before the session was over
+    scores: list[int]  # session points by seat
+
+
+def play_session(
+    table: HumanTable,
+    terminal: Terminal,
+    *,
+    hint: Hint | None = None,
+    on_record: OnRecord | None = None,
+) -> Outcome:
+    """Play the table's session with the person until it ends or they leave."""
+    left = False
+    try:
+        while True:
+            table.advance()
+            if table.hand_over:
+                terminal.show(screen.hand_summary(table))
+                record = table.record()
+                if on_record is not None and record is not None:
+                    on_record(record)
+                if table.session_over:
+                    break
+                if (
+                    terminal.ask("Enter for the next hand, q to leave: ").strip().lower()
+                    in QUIT_WORDS
+                ):
+                    raise Quit
+                table.next_hand()
+                continue
+            terminal.show(screen.table_view(table, None if hint is None else hint(table)))
+            table.play(_ask_move(table, terminal))
+    except Quit:
+        left = not table.session_over
+    except (KeyboardInterrupt, EOFError):
+        left = not table.session_over
+        terminal.show(Text(""))  # end the line the prompt was on
+    terminal.show(screen.final_scores(table, left))
+    return Outcome(
+        hands=int(table.state.hands_played[0]),
+        left=left,
+        scores=table.state.scores[0].tolist(),
+    )
+
+
+def _ask_move(table: HumanTable, terminal: Terminal) -> int:
+    """Ask until the line is a legal move (raises Quit, EOFError or KeyboardInterrupt)."""
+    prompt = "keep or exchange? " if table.exchanging else "your card: "
+    while True:
+        line = terminal.ask(prompt)
+        try:
+            return read_move(
+                line, table.rules, table.legal(), table.hand(), int(table.state.led_suit[0])
+            )
+        except MoveError as e:
+            terminal.show(Text(str(e), style="bold yellow"))

@@ -1,0 +1,244 @@
+"""What the person at a :class:`~spar_apps.terminal.table.HumanTable` sees, as rich renderables.
+
+- :func:`table_view`: before each of the person's moves. The hand, with the
+  legal cards numbered; the trick in progress and who leads it; the cards
+  each seat has played, in order, another seat's face-down cards as backs
+  ``🂠`` (the person's own in brackets); the trick number and the scores
+  (c-notation where the ruleset asks for it); what just happened; and the
+  bot's probabilities when a hint is asked for.
+- :func:`hand_summary`: when a hand ends. Who won, with which card and for
+  how many points, the payoffs, and every seat's hand as it was dealt.
+- :func:`final_scores`: when the person leaves or the session ends.
+
+Hearts and diamonds are red. Everything shown is what the person's seat may
+know while the hand runs; the dealt hands are shown once it is over.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from spar_apps.terminal.moves import numbered
+from spar_apps.terminal.table import HumanTable
+from spar_env.envs.render import BACK
+
+RED = "bold red"
+_RED_CARD = re.compile(r"(?:10|[2-9JQKA])[♥♦]")
+
+
+def colour(text: str, style: str = "") -> Text:
+    """``text`` with its hearts and diamonds in red."""
+    out = Text(text, style=style)
+    out.highlight_regex(_RED_CARD, RED)
+    return out
+
+
+def table_view(table: HumanTable, hint: np.ndarray | None = None) -> RenderableType:
+    """The table before one of the person's moves (see the module docstring)."""
+    state = table.state
+    parts: list[RenderableType] = [Text(_headline(table), style="bold"), _seats(table)]
+    if table.exchanging:
+        parts.append(
+            Text("Before trick 1 every seat in turn keeps its hand or, if it holds no 10 "
+                 "or better, exchanges it for the top of the stock.")
+        )  # fmt: skip
+    else:
+        parts.append(colour(_trick_line(table)))
+    if int(state.revealed[0]) >= 0:
+        parts.append(colour(f"stock: bottom card {table.card(state.revealed[0])} turned up"))
+    if table.events:
+        parts.append(colour("what happened: " + "; ".join(table.events), "italic"))
+    parts.append(_hand_line(table))
+    if hint is not None:
+        parts.append(_hint_line(table, hint))
+    return Group(*parts)
+
+
+def hand_summary(table: HumanTable) -> RenderableType:
+    """The end of a hand: the winner, the card, the points, the payoffs and the hands dealt."""
+    state, rules = table.state, table.rules
+    h = rules.hand_size
+    winner, points = int(state.winner[0]), int(state.points[0])
+    card = table.card(state.trick_card[0, h - 1])
+    wins = "win" if winner == table.seat else "wins"
+    head = (
+        f"hand {int(state.hands_played[0])} over: {table.name(winner)} {wins} the last trick "
+        f"with {card}, for {points} point{'s' * (points != 1)}"
+    )
+    parts: list[RenderableType] = []
+    if table.events:
+        parts.append(colour("what happened: " + "; ".join(table.events), "italic"))
+    parts.append(colour(head, "bold"))
+    hands = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    for column in ("seat", "dealt", "payoff", "score"):
+        hands.add_column(column)
+    for seat in range(rules.players):
+        dealt = " ".join(table.card(c) for c in _cards(rules, int(state.dealt[0, seat])))
+        if rules.weak_hand_exchange and state.exchanged[0, seat]:
+            dealt += "  (exchanged)"
+        hands.add_row(
+            table.name(seat),
+            colour(dealt or "sat out"),
+            f"{int(table.payoffs[seat]):+d}",
+            table.score(state.scores[0, seat]),
+        )
+    parts.append(hands)
+    if table.session_over:
+        parts.append(Text(_session_result(table), style="bold"))
+    return Group(*parts)
+
+
+def final_scores(table: HumanTable, left: bool) -> RenderableType:
+    """The scores when the session ends, or when the person leaves it (``left``)."""
+    state = table.state
+    played = int(state.hands_played[0])
+    if table.session_over:
+        head = _session_result(table)
+    elif left:
+        head = f"you left the table after {played} finished hand{'s' * (played != 1)}"
+    else:
+        head = f"{played} hand{'s' * (played != 1)} played"
+    return Group(Text(head, style="bold"), Text("final scores: " + _scores(table)))
+
+
+# ----- pieces ------------------------------------------------------------------------
+def _cards(rules, bits: int) -> list[int]:
+    return [c for c in range(rules.num_card_ids) if bits >> c & 1]
+
+
+def _headline(table: HumanTable) -> str:
+    state, rules = table.state, table.rules
+    hand = int(state.hands_played[0]) + (0 if table.hand_over else 1)
+    trick = (
+        "exchange" if table.exchanging else f"trick {int(state.trick[0]) + 1} of {rules.hand_size}"
+    )
+    return (
+        f"{rules.variant}, {rules.players} players · hand {hand} · {trick} · "
+        f"play goes {rules.direction} · {_session_goal(table)}"
+    )
+
+
+def _session_goal(table: HumanTable) -> str:
+    rules, state = table.rules, table.state
+    kind, value = rules.end_kind, rules.end_value
+    if kind == "target":
+        return f"first to {table.score(value)} points"
+    if kind == "hands":
+        return f"{value} hands, most points wins"
+    if kind == "stones":
+        return f"stones: {int(state.pool[0])} of {value} left in the pool"
+    if kind == "one_hand":
+        return "one hand decides"
+    return "an open session: q leaves"
+
+
+def _scores(table: HumanTable) -> str:
+    state, rules = table.state, table.rules
+    items = []
+    for seat in range(rules.players):
+        text = f"{table.name(seat)} {table.score(state.scores[0, seat])}"
+        if rules.end_kind == "stones":
+            stones = int(state.stones[0, seat])
+            text += f" ({stones} stone{'s' * (stones != 1)})"
+        items.append(text)
+    return " · ".join(items)
+
+
+def _session_result(table: HumanTable) -> str:
+    champion = int(table.state.session_winner[0])
+    if champion < 0:
+        return "session over: nobody wins (a tie for most points)"
+    return f"session over: {table.name(champion)} win{'s' * (champion != table.seat)} the session"
+
+
+def _seats(table: HumanTable) -> Table:
+    """One row per seat: the cards it played, in order, another's face-down ones as backs."""
+    state, rules, history = table.state, table.rules, table.history
+    grid = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    for column in ("seat", "played", "tricks", "score"):
+        grid.add_column(column)
+    count = int(history.count[0])
+    for seat in range(rules.players):
+        shown = [
+            _played(table, seat, int(history.cards[0, i]), bool(history.down[0, i]))
+            for i in range(count)
+            if int(history.seats[0, i]) == seat
+        ]
+        flags = {
+            "dealer": state.dealer[0] == seat,
+            "exchanged": rules.weak_hand_exchange and state.exchanged[0, seat],
+            "sits out": not int(state.active[0]) >> seat & 1,
+        }
+        marks = [mark for mark, on in flags.items() if on]
+        who = table.name(seat) + (f" ({', '.join(marks)})" if marks else "")
+        won = int((state.trick_winner[0] == seat).sum())
+        grid.add_row(
+            Text(who, style="bold" if seat == table.seat else ""),
+            colour(" ".join(shown) or "-"),
+            str(won),
+            table.score(state.scores[0, seat]),
+        )
+    return grid
+
+
+def _played(table: HumanTable, seat: int, card: int, down: bool) -> str:
+    """A played card as the person sees it: another seat's face-down card is a back."""
+    if not down:
+        return table.card(card)
+    return f"[{table.card(card)}]" if seat == table.seat else BACK
+
+
+def _trick_line(table: HumanTable) -> str:
+    state, rules = table.state, table.rules
+    leader = int(state.leader[0])
+    cards, down = state.trick_cards[0], state.trick_down[0]
+    played = []
+    seat = leader
+    for _ in range(rules.players):
+        card = int(cards[seat])
+        if card >= 0:
+            played.append(f"{table.name(seat)} {_played(table, seat, card, bool(down[seat]))}")
+        seat = (seat + rules.sign) % rules.players
+    line = f"trick {int(state.trick[0]) + 1}, led by {table.name(leader)}: "
+    if not played:
+        return line + "nothing played yet" + (" (your lead)" if table.my_turn else "")
+    best = int(state.best_seat[0])
+    line += ", ".join(played)
+    if best >= 0:
+        line += f"; {table.name(best)} {'are' if best == table.seat else 'is'} winning it with "
+        line += table.card(state.best_card[0])
+    return line
+
+
+def _hand_line(table: HumanTable) -> Text:
+    rules = table.rules
+    legal = set(table.legal()) if table.my_turn else set()
+    out = Text("your hand: ", style="bold")
+    if table.exchanging and table.my_turn:
+        choices = numbered(sorted(legal))
+        out.append_text(colour(" ".join(table.card(c) for c in table.hand())))
+        words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+        out.append("   choose: " + "  ".join(f"{i} {words[a]}" for i, a in enumerate(choices, 1)))
+        return out
+    number = {a: i for i, a in enumerate(numbered(sorted(legal)), 1)}
+    for c in table.hand():
+        if c in number:
+            out.append(f"{number[c]}:", style="bold cyan")
+            out.append_text(colour(table.card(c), "bold"))
+        else:
+            out.append_text(colour(table.card(c), "dim"))
+        out.append("  ")
+    return out
+
+
+def _hint_line(table: HumanTable, probs: np.ndarray) -> Text:
+    rules = table.rules
+    order = [a for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
+    words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+    items = [f"{words.get(int(a)) or table.card(a)} {probs[a]:.0%}" for a in order]
+    return colour("hint, the bot's policy: " + "  ".join(items), "green")

@@ -1,0 +1,179 @@
+"""One person at a table of bots: a session of hands on the core, with what each move did.
+
+A :class:`HumanTable` plays one game (a batch of one) of the core. The
+person's seat waits for :meth:`HumanTable.play`; every other seat is an agent
+(anything with ``act(situation, rng) -> decision``, see :mod:`spar_agents.base`),
+moved by :meth:`HumanTable.advance` until it is the person's turn or the
+hand is over. Each move leaves a line in :attr:`HumanTable.events` ("seat 2
+wins trick 3 with K♦"), written from the person's point of view: a card
+played face down by another seat is never named.
+
+Deals come from their own generator and the bots' choices from another, so a
+seed fixes the deals whatever the bots and the person do. A finished hand
+gives its game record (:meth:`HumanTable.record`), in the format of
+:mod:`spar_env.records`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from spar_env import core
+from spar_env.core import EXCHANGE, PLAY
+from spar_env.history import History, step_with_history
+from spar_env.records.recorder import RecordWriter
+from spar_env.rules import Ruleset, c_notation
+from spar_env.situation import Situation
+
+GAME = np.array([0])  # the table is game 0 of a batch of one
+
+
+class HumanTable:
+    """A session between a person in ``seat`` and ``bots`` in every other seat.
+
+    Args:
+        rules: the ruleset.
+        seat: the person's seat.
+        bots: an agent for every other seat, by seat.
+        deals: the generator of the deals (and of the first dealer).
+        choices: the generator the bots draw from.
+    """
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        seat: int,
+        bots: Mapping[int, Any],
+        deals: np.random.Generator,
+        choices: np.random.Generator,
+    ) -> None:
+        n = rules.players
+        if not 0 <= seat < n:
+            raise ValueError(f"your seat must be 0..{n - 1}; got {seat}")
+        missing = sorted(set(range(n)) - {seat} - set(bots))
+        if missing:
+            raise ValueError(f"no bot for seat {missing[0]}")
+        self.rules = rules
+        self.seat = seat
+        self.bots = dict(bots)
+        self.deals = deals
+        self.choices = choices
+        self.state = core.reset(rules, 1, deals)
+        self.history = History(self.state)
+        self.events: list[str] = []  # what happened since the person's last look
+        self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
+        self._writer = RecordWriter(rules, with_stock=False)
+        self._reveal_seen = -1
+
+    # ----- what the table shows -------------------------------------------------------
+    def name(self, seat: int) -> str:
+        return "you" if seat == self.seat else f"seat {seat}"
+
+    def card(self, card: int) -> str:
+        return self.rules.card_name(int(card), unicode=True)
+
+    def score(self, points: int) -> str:
+        return c_notation(int(points)) if self.rules.c_notation else str(int(points))
+
+    @property
+    def to_move(self) -> int:
+        """The seat to act, -1 once the hand is over."""
+        return int(self.state.current_player[0])
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def hand_over(self) -> bool:
+        return bool(self.state.terminated[0])
+
+    @property
+    def session_over(self) -> bool:
+        return bool(self.state.session_over[0])
+
+    @property
+    def exchanging(self) -> bool:
+        """The decision to take is keep-or-exchange, not a card."""
+        return not self.hand_over and int(self.state.phase[0]) == EXCHANGE
+
+    def legal(self) -> list[int]:
+        """The legal actions of the seat to move, ascending."""
+        bits = int(self.state.legal[0])
+        return [a for a in range(self.rules.num_actions) if bits >> a & 1]
+
+    def hand(self, seat: int | None = None) -> list[int]:
+        """The cards a seat holds (the person's by default), by suit then rank high to low."""
+        bits = int(self.state.hands[0, self.seat if seat is None else seat])
+        return [c for c in range(self.rules.num_card_ids) if bits >> c & 1]
+
+    def situation(self) -> Situation:
+        """The decision of the seat to move, as agents see it (for a bot's hint)."""
+        return Situation(self.state, self.history, GAME)
+
+    # ----- moves --------------------------------------------------------------------
+    def play(self, action: int) -> None:
+        """The person's action (a card id, or KEEP/EXCHANGE).
+
+        Raises:
+            ValueError: if it is not the person's turn or the action is illegal.
+        """
+        if not self.my_turn:
+            raise ValueError("it is not your turn")
+        self.events.clear()
+        self._step(int(action))
+
+    def advance(self) -> None:
+        """Let the bots move until it is the person's turn or the hand is over."""
+        while not self.hand_over and not self.my_turn:
+            bot = self.bots[self.to_move]
+            decision = bot.act(self.situation(), self.choices)
+            self._step(int(np.asarray(decision.actions)[0]))
+
+    def next_hand(self) -> None:
+        """Deal the session's next hand (the winner deals)."""
+        core.next_hand(self.state, GAME, self.deals)
+        self.history.clear()
+        self.payoffs[:] = 0
+        self.events.clear()
+        self._reveal_seen = -1
+
+    def record(self) -> dict[str, Any] | None:
+        """The game record of the hand just finished (``None`` for a tie-break hand
+        that some seats sat out: the record format deals every seat a hand)."""
+        if not self.hand_over:
+            raise ValueError("the hand is still running")
+        if int(self.state.active[0]) != self.state.tables.all_active:
+            return None
+        return self._writer.record(
+            self.state, 0, self.history.cards[0], self.history.down[0], self.payoffs
+        )
+
+    def _step(self, action: int) -> None:
+        state = self.state
+        seat, trick = self.to_move, int(state.trick[0])
+        playing = int(state.phase[0]) == PLAY
+        actions = np.array([action])
+        step_with_history(state, actions, self.history)
+        self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
+        who, others = self.name(seat), seat != self.seat  # "you play", "seat 2 plays"
+        if not playing:
+            verb = "exchange" if state.exchanged[0, seat] else "keep"
+            self.events.append(f"{who} {verb}{'s' * others} {'its' if others else 'your'} hand")
+        elif int(state.played_down[0, seat]) >> action & 1:
+            hidden = "a card" if others else self.card(action)  # never name another's card
+            self.events.append(f"{who} play{'s' * others} {hidden} face down")
+        else:
+            self.events.append(f"{who} play{'s' * others} {self.card(action)}")
+        if playing and int(state.trick[0]) > trick:
+            winner = int(state.trick_winner[0, trick])
+            card = self.card(state.trick_card[0, trick])
+            wins = "win" if winner == self.seat else "wins"
+            self.events.append(f"{self.name(winner)} {wins} trick {trick + 1} with {card}")
+        revealed = int(state.revealed[0])
+        if revealed >= 0 and revealed != self._reveal_seen:
+            self._reveal_seen = revealed
+            self.events.append(f"the stock's bottom card is turned up: {self.card(revealed)}")

@@ -1,0 +1,20 @@
+"""The web table of ``spar serve``: a person against bots in the browser, the game on the server.
+
+- :mod:`~spar_apps.web.lobby`: what a new game may be (variants, options, the
+  opponents the server offers) and the bots of a game.
+- :mod:`~spar_apps.web.games`: the games by id, each a
+  :class:`~spar_apps.terminal.HumanTable` as ``spar play`` runs it, with its records.
+- :mod:`~spar_apps.web.view`: one seat's view of a table as JSON, the only
+  thing the page is sent.
+- :mod:`~spar_apps.web.limits`: body size, request rates and the number of games.
+- :mod:`~spar_apps.web.app`: the HTTP interface (Starlette).
+- ``static/``: the page, plain HTML, CSS and JavaScript, package data.
+
+Needs the ``web`` extra (Starlette and uvicorn).
+"""
+
+from spar_apps.web.app import create_app
+from spar_apps.web.limits import Limits
+from spar_apps.web.lobby import Lobby
+
+__all__ = ["Limits", "Lobby", "create_app"]

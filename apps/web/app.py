@@ -1,0 +1,200 @@
+"""The web table's HTTP interface: a Starlette app over a :class:`~spar_apps.web.lobby.Lobby`
+and a :class:`~spar_apps.web.games.GameStore`.
+
+==========================================  ======================================
+request                                     answer
+==========================================  ======================================
+``GET /``                                   the page (``static/index.html``)
+``GET /static/table.css``, ``table.js``     the page's style and script
+``GET /api/offer``                          what a new game may be (``Lobby.offer``)
+``POST /api/games`` (the form)              a new game: its view (201)
+``GET /api/games/{id}``                     the game's view
+``POST /api/games/{id}/move``               ``{"move": "KD", "turn": 3}``: play, then the view
+``POST /api/games/{id}/next``               ``{"turn": 4}``: deal the next hand, then the view
+``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
+``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
+==========================================  ======================================
+
+Every error is JSON, ``{"error": "one line saying why"}``, with its status:
+400 a bad move or form, 404 an unknown or expired game, 409 a move out of
+turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
+(with no traceback) for a fault of the server, which is logged. The static
+files are read once from the package (:mod:`importlib.resources`), so a
+request can name only those; the page gets a strict Content-Security-Policy.
+Handlers run on the event loop, one at a time, so a game is never moved by
+two requests at once. A move's answer has a ``Server-Timing`` header: the
+milliseconds the game took (the bots' moves and the view), without the HTTP.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from spar_apps.web.games import GameError, GameStore, WebGame
+from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
+from spar_apps.web.lobby import FormError, Lobby
+
+LOG = logging.getLogger("spar.serve")
+STATIC = {"index.html": "text/html", "table.css": "text/css", "table.js": "text/javascript"}
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def static_files() -> dict[str, bytes]:
+    """The page's files, from the package."""
+    folder = resources.files("spar_apps.web") / "static"
+    return {name: (folder / name).read_bytes() for name in STATIC}
+
+
+def create_app(
+    lobby: Lobby,
+    limits: Limits | None = None,
+    *,
+    allowed_hosts: list[str] | None = None,
+    seed: int | None = None,
+) -> Starlette:
+    """The app: ``lobby`` says what games may be, ``limits`` how many and how fast.
+
+    Args:
+        allowed_hosts: the Host headers answered (against DNS rebinding); all if None.
+        seed: fixes the deals of the games, in the order they are made.
+    """
+    limits = limits or Limits()
+    store = GameStore(limits.games, limits.ttl)
+    if seed is not None:
+        store.seed_with(seed)
+    per_game = RateLimiter(limits.game_burst, limits.game_rate)
+    new_games = RateLimiter(limits.new_burst, limits.new_rate)
+    files = static_files()
+
+    def game_of(request: Request) -> WebGame:
+        game_id = request.path_params["game"]
+        game = store.get(game_id)
+        per_game.take(game_id, "requests to this game")
+        return game
+
+    async def page(request: Request) -> Response:
+        return _file(files, "index.html")
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in files or name == "index.html":
+            return _error(404, f"no such file: {name}")
+        return _file(files, name)
+
+    async def offer(request: Request) -> Response:
+        return _json(lobby.offer())
+
+    async def new_game(request: Request) -> Response:
+        new_games.take(request.client.host if request.client else "?", "new games")
+        form = await read_json(request, limits.body_bytes)
+        game = store.new(lobby.setup(form))
+        return _json(game.view(), 201)
+
+    async def show(request: Request) -> Response:
+        return _json(game_of(request).view())
+
+    async def move(request: Request) -> Response:
+        game = game_of(request)
+        body = _object(await read_json(request, limits.body_bytes))
+        start = time.perf_counter()
+        game.move(body.get("move"), body.get("turn"))
+        return _json(game.view(), timed=start)
+
+    async def next_hand(request: Request) -> Response:
+        game = game_of(request)
+        body = _object(await read_json(request, limits.body_bytes))
+        start = time.perf_counter()
+        game.next_hand(body.get("turn"))
+        return _json(game.view(), timed=start)
+
+    async def hint(request: Request) -> Response:
+        return _json(game_of(request).hint())
+
+    async def records(request: Request) -> Response:
+        game = game_of(request)
+        return Response(
+            game.records_jsonl(),
+            media_type="application/x-ndjson",
+            headers={**HEADERS, "Content-Disposition": 'attachment; filename="spar-records.jsonl"'},
+        )
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, GameError | LimitError):
+            return _error(exc.status, str(exc))
+        if isinstance(exc, FormError):
+            return _error(400, str(exc))
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            return _error(404, f"not found: {request.url.path}")
+        return _error(exc.status_code, exc.detail)
+
+    async def fault(request: Request, exc: Exception) -> Response:
+        LOG.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return _error(500, "the server failed on this request (its log says why)")
+
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    app = Starlette(
+        routes=[
+            Route("/", page),
+            Route("/static/{name}", static),
+            Route("/api/offer", offer),
+            Route("/api/games", new_game, methods=["POST"]),
+            Route("/api/games/{game}", show),
+            Route("/api/games/{game}/move", move, methods=["POST"]),
+            Route("/api/games/{game}/next", next_hand, methods=["POST"]),
+            Route("/api/games/{game}/hint", hint),
+            Route("/api/games/{game}/records", records),
+        ],
+        middleware=middleware,
+        exception_handlers={
+            GameError: refused,
+            LimitError: refused,
+            FormError: refused,
+            HTTPException: refused,
+            Exception: fault,
+        },
+    )
+    app.state.store = store  # for tests and the benchmark: the games, by id
+    return app
+
+
+def _object(body: object) -> dict:
+    if not isinstance(body, dict):
+        raise LimitError("the request body must be a JSON object", 400)
+    return body
+
+
+def _json(content: object, status: int = 200, timed: float | None = None) -> Response:
+    """A JSON answer; ``timed``: when the game's work began (a Server-Timing header says how long)."""
+    headers = HEADERS
+    if timed is not None:
+        headers = {
+            **HEADERS,
+            "Server-Timing": f"game;dur={(time.perf_counter() - timed) * 1000:.2f}",
+        }
+    return JSONResponse(content, status, headers=headers)
+
+
+def _error(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status, headers=HEADERS)
+
+
+def _file(files: dict[str, bytes], name: str) -> Response:
+    return Response(files[name], media_type=STATIC[name], headers=HEADERS)

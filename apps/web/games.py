@@ -1,0 +1,232 @@
+"""The games a web server is running: one :class:`~spar_apps.terminal.HumanTable` per game id.
+
+A :class:`WebGame` is a session between the person (seat 0) and bots, run
+on the same table as ``spar play``: the bots move on the server, a move is
+read by the same :func:`~spar_apps.terminal.read_move` (a card code, a number,
+``k``/``e``), and every finished hand leaves its game record. Each move
+must echo the game's ``turn`` counter, so a repeated click or a second tab
+on the same game cannot play a card meant for a position that has passed.
+
+A :class:`GameStore` holds the games by id: random, unguessable ids
+(:func:`secrets.token_urlsafe`), a game forgotten after ``ttl`` seconds
+without a request, and at most ``capacity`` games at once.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spar_apps.terminal import HumanTable, MoveError, Quit, read_move
+from spar_apps.web.lobby import Setup
+from spar_apps.web.view import table_view
+
+
+class GameError(ValueError):
+    """A request the game cannot take now; ``status`` is the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class WebGame:
+    """One person's session at a table of bots (seat 0 is the person's)."""
+
+    def __init__(self, game_id: str, setup: Setup, seed: int) -> None:
+        self.id = game_id
+        self.setup = setup
+        self.seed = seed
+        self.table = HumanTable(
+            setup.rules,
+            0,
+            setup.bots,
+            np.random.default_rng([seed, 0]),
+            np.random.default_rng([seed, 1]),
+        )
+        self.turn = 0
+        self.records: list[dict[str, Any]] = []
+        self._hint_rng = np.random.default_rng([seed, 2])
+        self._settle()
+
+    def view(self) -> dict[str, Any]:
+        """What the person's seat is shown now."""
+        self._resume()
+        view = table_view(
+            self.table,
+            game=self.id,
+            turn=self.turn,
+            records=len(self.records),
+            hint=self.setup.hint is not None,
+        )
+        view["lineup"] = self.setup.lineup
+        view["note"] = self.setup.note
+        return view
+
+    def move(self, text: object, turn: object) -> None:
+        """Play the person's move (a card code such as ``KD``, a number, ``k`` or ``e``).
+
+        Raises:
+            GameError: for a stale ``turn``, a hand or session that is over, or a
+                move that is not legal now (the message says why, as in ``spar play``).
+        """
+        self._resume()
+        self._check_turn(turn)
+        if self.table.hand_over:
+            raise GameError(self._over_message())
+        if not isinstance(text, str) or len(text) > 16:
+            raise GameError("a move is a short text: a card such as 10h, its number, k or e", 400)
+        table = self.table
+        try:
+            action = read_move(
+                text, table.rules, table.legal(), table.hand(), int(table.state.led_suit[0])
+            )
+        except MoveError as e:
+            raise GameError(str(e), 400) from None
+        except Quit:
+            raise GameError("to leave this table, start a new game", 400) from None
+        table.play(action)
+        self.turn += 1
+        self._settle()
+
+    def next_hand(self, turn: object) -> None:
+        """Deal the session's next hand.
+
+        Raises:
+            GameError: for a stale ``turn``, a hand still running or a session that is over.
+        """
+        self._resume()
+        self._check_turn(turn)
+        if not self.table.hand_over:
+            raise GameError("the hand is still running: play a card")
+        if self.table.session_over:
+            raise GameError(self._over_message())
+        self.table.next_hand()
+        self.turn += 1
+        self._settle()
+
+    def hint(self) -> dict[str, Any]:
+        """The hint bot's probabilities for the person's move, highest first.
+
+        Raises:
+            GameError: if no bot with probabilities plays this game, or it is not the
+                person's turn.
+        """
+        table = self.table
+        if self.setup.hint is None:
+            raise GameError("no bot with probabilities was trained for this game", 404)
+        if not table.my_turn:
+            raise GameError("there is no move to hint at: the hand is over")
+        probs = self.setup.hint.act(table.situation(), self._hint_rng).probs[0]
+        rules = table.rules
+        words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+        legal = table.legal()
+        order = sorted(legal, key=lambda a: (-float(probs[a]), a))
+        moves = [
+            {"move": words.get(a) or rules.card_name(a), "p": round(float(probs[a]), 4)}
+            for a in order
+        ]
+        return {"game": self.id, "turn": self.turn, "moves": moves}
+
+    def records_jsonl(self) -> str:
+        """The records of the finished hands, one JSON line each (``spar replay`` reads them)."""
+        return "".join(json.dumps(r) + "\n" for r in self.records)
+
+    def _settle(self) -> None:
+        """Let the bots move; keep the record of a hand that has ended."""
+        self.table.advance()
+        if self.table.hand_over:
+            record = self.table.record()
+            if record is not None:
+                self.records.append(record)
+
+    def _resume(self) -> None:
+        """Finish the bots' moves if a fault stopped them, so that no game is left stuck."""
+        if not self.table.hand_over and not self.table.my_turn:
+            self._settle()
+
+    def _check_turn(self, turn: object) -> None:
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            raise GameError(f"a move must give the table's turn, a whole number; got {turn!r}", 400)
+        if turn != self.turn:
+            raise GameError(
+                f"out of turn: this move was for turn {turn}, the table is at turn {self.turn}; "
+                "reload the table"
+            )
+
+    def _over_message(self) -> str:
+        if self.table.session_over:
+            return "the session is over: start a new game"
+        return "the hand is over: deal the next hand"
+
+
+class GameStore:
+    """Games by id, each forgotten ``ttl`` seconds after its last request.
+
+    Args:
+        capacity: games held at once; a new game past it is refused (after the
+            expired ones are forgotten).
+        ttl: seconds a game is kept without a request.
+        clock: the time in seconds (``time.monotonic``; tests pass their own).
+    """
+
+    def __init__(
+        self, capacity: int, ttl: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.capacity = capacity
+        self.ttl = ttl
+        self.clock = clock
+        self._games: dict[str, tuple[WebGame, float]] = {}
+        self._seeds = np.random.SeedSequence()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def seed_with(self, seed: int) -> None:
+        """Make the deals of the games from now on follow ``seed`` (game k: seed, k)."""
+        self._seeds = np.random.SeedSequence(seed)
+        self._count = 0
+
+    def new(self, setup: Setup) -> WebGame:
+        """A new game of ``setup``, with a fresh id.
+
+        Raises:
+            GameError: (503) if the store is full.
+        """
+        self._expire()
+        if len(self._games) >= self.capacity:
+            raise GameError(f"the server is full ({self.capacity} games); try again later", 503)
+        seed = int(np.random.SeedSequence([self._seeds.entropy, self._count]).generate_state(1)[0])
+        self._count += 1
+        game = WebGame(secrets.token_urlsafe(18), setup, seed)
+        self._games[game.id] = (game, self.clock())
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        """The game of an id (and its clock restarted).
+
+        Raises:
+            GameError: (404) for an id that is unknown, forged or expired.
+        """
+        entry = self._games.get(game_id)
+        now = self.clock()
+        if entry is None or now - entry[1] > self.ttl:
+            self._games.pop(game_id, None)
+            raise GameError(
+                "no such game: the id is unknown or the game expired after "
+                f"{self.ttl / 60:g} minutes without a move; start a new game",
+                404,
+            )
+        self._games[game_id] = (entry[0], now)
+        return entry[0]
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for game_id in [g for g, (_, seen) in self._games.items() if now - seen > self.ttl]:
+            del self._games[game_id]

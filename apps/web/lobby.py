@@ -1,0 +1,220 @@
+"""What a new game may be: the variants, player counts, options and opponents the server offers.
+
+A :class:`Lobby` turns the page's new-game form (a JSON object) into a
+ruleset and a bot per seat, or a :class:`FormError` saying which field is
+wrong. Opponents come only from the server's list (:attr:`Lobby.opponents`:
+the shipped bot, ``heuristic``, ``pimc`` and the specs the server was
+started with), named by id, so a request can never make the server open a
+file. Agents are built once per (opponent, ruleset) and shared by the
+games that use them: an agent keeps no state between decisions.
+
+======================  ===============================================
+form field              values
+======================  ===============================================
+``variant``             a preset name (default ``spar``)
+``players``             a player count the preset allows (default: its own)
+``opponents``           an id from ``opponents`` (default: the first)
+``ace_of_spades``       true / false (default: the preset's)
+``last_two``            ``off``, ``sum`` or ``bonus`` (default: the preset's)
+``end``                 ``default``, ``target:5``, ``target:10``, ``target:15``
+======================  ===============================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spar_env.rules import PRESETS, Ruleset, make_rules
+from spar_env.rules.ruleset import LAST_TWO
+
+ENDS = ("default", "target:5", "target:10", "target:15")
+FIELDS = ("variant", "players", "opponents", "ace_of_spades", "last_two", "end")
+FALLBACK = "heuristic"  # seated when no shipped bot was trained for the game asked for
+PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
+PLAYER_COUNTS = range(2, 9)
+
+
+class FormError(ValueError):
+    """A new-game form the server will not play; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Opponent:
+    id: str  # what the form sends
+    label: str  # what the page shows
+    spec: str  # the agent spec (never sent to the page)
+
+
+@dataclass
+class Setup:
+    """A checked form: the ruleset, the bot of every other seat, and the hint bot (if any)."""
+
+    rules: Ruleset
+    bots: dict[int, Any]
+    hint: Any | None
+    lineup: str  # who the opponents are, for the page
+    note: str | None  # why the opponents are not the ones asked for
+
+
+class Lobby:
+    """The server's offer, and the agents it has built.
+
+    Args:
+        shipped: the agent specs of the shipped bots, in order of preference (the
+            ``shipped`` opponent is the first that plays the game asked for).
+        extra: agent specs the server was started with (offered first).
+        overrides: ruleset fields set for every game (``--set`` of ``spar serve``).
+        make_agent: builds an agent from a spec and a ruleset (the agent registry).
+    """
+
+    def __init__(
+        self,
+        shipped: str | Sequence[str],
+        extra: Sequence[str] = (),
+        overrides: dict[str, object] | None = None,
+        make_agent: Callable[[str, Ruleset], Any] | None = None,
+    ) -> None:
+        if make_agent is None:
+            from spar_agents import make_agent as registry_make_agent
+
+            make_agent = registry_make_agent
+        self._make_agent = make_agent
+        self.shipped = [shipped] if isinstance(shipped, str) else list(shipped)
+        self.overrides = dict(overrides or {})
+        by_spec: dict[str, Opponent] = {}
+        shipped_bot = (
+            [Opponent("shipped", "the shipped bot", self.shipped[0])] if self.shipped else []
+        )
+        for opponent in (
+            *(Opponent(spec, spec, spec) for spec in extra),
+            *shipped_bot,
+            Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
+            Opponent("pimc", "pimc: the search bot", "pimc"),
+        ):
+            by_spec.setdefault(opponent.spec, opponent)  # a spec offered twice is offered once
+        self.opponents = {o.id: o for o in by_spec.values()}
+        self._agents: dict[tuple[str, Ruleset], Any] = {}
+        self.variants = {v: self._player_counts(v) for v in PRESETS}
+        self._offer = self._make_offer()
+
+    def offer(self) -> dict[str, Any]:
+        """What the new-game form may choose from (sent to the page)."""
+        return self._offer
+
+    def _make_offer(self) -> dict[str, Any]:
+        return {
+            "variants": [
+                {"name": v, "players": counts, "default_players": _default_players(v, counts)}
+                for v, counts in self.variants.items()
+                if counts
+            ],
+            "opponents": [{"id": o.id, "label": o.label} for o in self.opponents.values()],
+            "last_two": list(LAST_TWO),
+            "ends": list(ENDS),
+        }
+
+    def setup(self, form: object) -> Setup:
+        """The game a form asks for.
+
+        Raises:
+            FormError: for an unknown field, a value of the wrong type or not offered,
+                or an impossible ruleset (the ruleset's own message).
+        """
+        if not isinstance(form, dict):
+            raise FormError('a new game is a JSON object such as {"variant": "spar", "players": 4}')
+        unknown = sorted(set(form) - set(FIELDS))
+        if unknown:
+            raise FormError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
+        variant = _choice(form, "variant", list(self.variants), "spar")
+        fields: dict[str, object] = dict(self.overrides)
+        if form.get("players") is not None:
+            fields["players"] = _integer(form, "players")
+        if form.get("ace_of_spades") is not None:
+            if not isinstance(form["ace_of_spades"], bool):
+                raise FormError(
+                    f"ace_of_spades must be true or false; got {form['ace_of_spades']!r}"
+                )
+            fields["ace_of_spades"] = form["ace_of_spades"]
+        if form.get("last_two") is not None:
+            fields["last_two"] = _choice(form, "last_two", list(LAST_TWO), "off")
+        end = _choice(form, "end", list(ENDS), "default")
+        if end != "default":
+            fields["end"] = end
+        try:
+            rules = make_rules(variant, **fields)
+        except ValueError as e:
+            raise FormError(str(e)) from None
+        opponent = self.opponents[
+            _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
+        ]
+        return self._seat(rules, opponent)
+
+    def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
+        note = None
+        if opponent.id == "shipped":  # the first shipped bot trained for this game
+            from spar_agents.registry.file_game import fallback_note, first_that_plays
+
+            spec = first_that_plays(self.shipped, rules, self._agent)
+            if spec is None:
+                note = fallback_note(rules, FALLBACK)
+                spec, lineup = FALLBACK, self.opponents[FALLBACK].label
+            else:
+                lineup = f"{opponent.label} ({spec})"
+            opponent = Opponent(opponent.id, lineup, spec)
+        try:
+            agent = self._agent(opponent.spec, rules)
+        except ValueError as e:
+            raise FormError(f"opponents {opponent.id}: {e}") from None
+        bots = {s: agent for s in range(1, rules.players)}
+        return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note)
+
+    def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
+        """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
+        from spar_agents.registry import parse_spec
+
+        for spec in (opponent.spec, *self.shipped):
+            if parse_spec(spec)[0] in PROBABILITY_AGENTS:
+                try:
+                    return self._agent(spec, rules)
+                except ValueError:
+                    continue
+        return None
+
+    def _agent(self, spec: str, rules: Ruleset) -> Any:
+        key = (spec, rules)
+        if key not in self._agents:
+            self._agents[key] = self._make_agent(spec, rules)
+        return self._agents[key]
+
+    def _player_counts(self, variant: str) -> list[int]:
+        counts = []
+        for n in PLAYER_COUNTS:
+            try:
+                make_rules(variant, **{**self.overrides, "players": n})
+            except ValueError:
+                continue
+            counts.append(n)
+        return counts
+
+
+def _default_players(variant: str, counts: list[int]) -> int:
+    preset = PRESETS[variant].get("players", make_rules(variant).players)
+    return preset if preset in counts else counts[0]
+
+
+def _choice(form: dict[str, Any], key: str, allowed: list[str], default: str) -> str:
+    value = form.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        raise FormError(f"{key} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _integer(form: dict[str, Any], key: str) -> int:
+    value = form[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise FormError(f"{key} must be a whole number; got {value!r}")
+    return value

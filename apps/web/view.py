@@ -1,0 +1,201 @@
+"""What the page is sent: one seat's view of a :class:`~spar_apps.terminal.HumanTable`, as JSON.
+
+:func:`table_view` is the only place the web table turns game state into a
+message, and it reads only what the person's seat may know while the hand
+runs: its own hand, every face-up play, its own face-down plays, the
+stock's turned-up card, the public counts and the scores. Another seat's
+face-down card is ``{"card": null, "down": true}`` (a back); the other
+hands, the stock and a hand given up in the exchange are never read.
+Once a hand is over, ``summary`` adds what the table shows everyone then:
+the winner, the card, the points and every hand as dealt.
+
+Cards are codes (``"KD"``, ``"10H"``): the rank, then the suit letter. The
+page draws them; ``events`` are the table's own lines ("seat 2 wins trick 3
+with K♦"), written from the person's point of view.
+
+======================  =====================================================
+key                     meaning
+======================  =====================================================
+``game``, ``turn``      the game id, and the move counter a move must echo
+``variant``             the game (and ``players``); ``seat`` is the person's, ``names`` by seat
+``hand_number``         hands dealt so far in the session (this one included)
+``trick``, ``tricks``   the trick in progress (from 1) and tricks in a hand
+``phase``               ``exchange``, ``play`` or ``over``
+``goal``                the session's end rule (``direction``: the direction of play)
+``hand``                the person's cards: ``card``, ``legal``, ``number``
+``choices``             in the exchange: ``keep``/``exchange`` with numbers
+``to_move``             the seat to act, -1 once the hand is over
+``current``             the trick in progress (the last one once the hand is
+                        over): ``leader``, ``plays``, ``winning``
+``seats``               per seat: ``played`` (in order), ``tricks_won``,
+                        ``score``, ``held`` (cards left), ``dealer``,
+                        ``exchanged``, ``sits_out``
+``revealed``            the stock's turned-up bottom card, or null
+``events``              what happened since the person's last move
+``summary``             null while the hand runs (see above)
+``session_over``        the session has ended; ``session_result`` says how
+``records``             finished hands whose records can be downloaded
+``hint``                whether a bot's probabilities can be asked for
+======================  =====================================================
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from spar_apps.terminal.moves import numbered
+from spar_apps.terminal.screen import _session_goal, _session_result
+from spar_apps.terminal.table import HumanTable
+from spar_env.rules import Ruleset
+
+
+def table_view(
+    table: HumanTable, *, game: str, turn: int, records: int, hint: bool
+) -> dict[str, Any]:
+    """The message for the person at ``table`` (see the module docstring)."""
+    state, rules = table.state, table.rules
+    over = table.hand_over
+    phase = "over" if over else "exchange" if table.exchanging else "play"
+    legal = set(table.legal()) if table.my_turn else set()
+    number = {a: i for i, a in enumerate(numbered(sorted(legal)), 1)}
+    return {
+        "game": game,
+        "turn": turn,
+        "variant": rules.variant,
+        "players": rules.players,
+        "seat": table.seat,
+        "names": [table.name(s) for s in range(rules.players)],
+        "hand_number": int(state.hands_played[0]) + (0 if over else 1),
+        "trick": min(int(state.trick[0]) + 1, rules.hand_size),
+        "tricks": rules.hand_size,
+        "phase": phase,
+        "goal": _session_goal(table),
+        "direction": rules.direction,
+        "hand": [
+            {
+                "card": _code(table, c),
+                "legal": c in legal and phase == "play",
+                "number": number.get(c),
+            }
+            for c in table.hand()
+        ],
+        "choices": _choices(table, number) if phase == "exchange" and table.my_turn else [],
+        "to_move": table.to_move,
+        "current": _current(table) if phase == "play" else _last_trick(table) if over else None,
+        "seats": _seats(table),
+        "revealed": _code(table, state.revealed[0]) if int(state.revealed[0]) >= 0 else None,
+        "events": list(table.events),
+        "summary": _summary(table) if over else None,
+        "session_over": table.session_over,
+        "session_result": _session_result(table) if table.session_over else None,
+        "records": records,
+        "hint": hint,
+    }
+
+
+def _code(table: HumanTable, card: int) -> str:
+    return _codes(table.rules)[int(card)]
+
+
+@functools.cache
+def _codes(rules: Ruleset) -> tuple[str, ...]:
+    """Every card's code, by id (a view names dozens of cards)."""
+    return tuple(rules.card_name(c) for c in range(rules.num_card_ids))
+
+
+def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any]:
+    """A play as the person sees it: another seat's face-down card is a back (no card)."""
+    hidden = down and seat != table.seat
+    return {"card": None if hidden else _code(table, card), "down": down}
+
+
+def _choices(table: HumanTable, number: dict[int, int]) -> list[dict[str, Any]]:
+    words = {table.rules.keep_action: "keep", table.rules.exchange_action: "exchange"}
+    return [
+        {"action": words[a], "number": i} for a, i in sorted(number.items(), key=lambda x: x[1])
+    ]
+
+
+def _current(table: HumanTable) -> dict[str, Any]:
+    state, rules = table.state, table.rules
+    leader = int(state.leader[0])
+    cards, down = state.trick_cards[0], state.trick_down[0]
+    plays, seat = [], leader
+    for _ in range(rules.players):
+        if int(cards[seat]) >= 0:
+            plays.append({"seat": seat, **_shown(table, seat, int(cards[seat]), bool(down[seat]))})
+        seat = (seat + rules.sign) % rules.players
+    best = int(state.best_seat[0])
+    winning = None if best < 0 else {"seat": best, "card": _code(table, state.best_card[0])}
+    return {"leader": leader, "plays": plays, "winning": winning}
+
+
+def _last_trick(table: HumanTable) -> dict[str, Any]:
+    """The hand's last trick, once it is over (the core has cleared its trick by then)."""
+    state, history = table.state, table.history
+    count, seats = int(history.count[0]), int(state.active[0]).bit_count()
+    plays = [
+        {"seat": int(history.seats[0, i]), **_shown(table, int(history.seats[0, i]),
+                                                     int(history.cards[0, i]), bool(history.down[0, i]))}
+        for i in range(max(0, count - seats), count)
+    ]  # fmt: skip
+    winner = int(state.winner[0])
+    card = _code(table, state.trick_card[0, table.rules.hand_size - 1])
+    return {
+        "leader": plays[0]["seat"] if plays else -1,
+        "plays": plays,
+        "winning": {"seat": winner, "card": card},
+    }
+
+
+def _seats(table: HumanTable) -> list[dict[str, Any]]:
+    """Each seat's panel: its plays in order (one pass over the history), counts and flags."""
+    state, rules, history = table.state, table.rules, table.history
+    n = rules.players
+    played: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+    cards, seats, down = (
+        history.cards[0].tolist(),
+        history.seats[0].tolist(),
+        history.down[0].tolist(),
+    )
+    for i in range(int(history.count[0])):
+        played[seats[i]].append(_shown(table, seats[i], cards[i], down[i]))
+    hands, scores = state.hands[0].tolist(), state.scores[0].tolist()
+    won = np.bincount(state.trick_winner[0][state.trick_winner[0] >= 0], minlength=n).tolist()
+    dealer, active = int(state.dealer[0]), int(state.active[0])
+    return [
+        {
+            "seat": seat,
+            "name": table.name(seat),
+            "played": played[seat],
+            "held": int(hands[seat]).bit_count(),
+            "tricks_won": won[seat],
+            "score": table.score(scores[seat]),
+            "dealer": dealer == seat,
+            "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
+            "sits_out": not active >> seat & 1,
+        }
+        for seat in range(n)
+    ]
+
+
+def _summary(table: HumanTable) -> dict[str, Any]:
+    """The end of a hand, as the terminal's summary shows it: the result and the hands dealt."""
+    state, rules = table.state, table.rules
+    dealt = [int(state.dealt[0, s]) for s in range(rules.players)]
+    return {
+        "hand": int(state.hands_played[0]),
+        "winner": int(state.winner[0]),
+        "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
+        "points": int(state.points[0]),
+        "payoffs": [int(p) for p in table.payoffs],
+        "dealt": [
+            [_code(table, c) for c in range(rules.num_card_ids) if bits >> c & 1] for bits in dealt
+        ],
+        "exchanged": [
+            bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
+        ],
+    }
