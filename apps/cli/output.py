@@ -1,18 +1,21 @@
-"""Output files of the commands: checked before a run starts, written atomically.
+"""Output files of the commands: checked before a run starts, written as the path allows.
 
 A run can take minutes, so a path that cannot be written (a directory, a
-missing or read-only directory, a wrong suffix) is refused before it starts,
-with the option's name. Files are written to a temporary file beside the
-target and renamed over it, so a file is either complete or untouched.
+socket, a missing or read-only directory, a wrong suffix) is refused before it
+starts, with the option's name. A regular file (or a link's target) is
+written to a temporary file beside it and renamed over it, so it is either
+complete or untouched; a FIFO or a device such as ``/dev/null`` is written as
+a stream and stays what it is (:mod:`spar_env.atomic`).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from spar_env.atomic import atomic_output
+from spar_env.atomic import OutputPathError, atomic_output, output_kind
 
 __all__ = ["atomic_output", "check_output_path"]
 
@@ -26,17 +29,23 @@ def check_output_path(path: Path, option: str, suffixes: Sequence[str] | None = 
         suffixes: allowed file name endings (``.png``), or None for any.
 
     Raises:
-        ValueError: for a directory, a wrong suffix, or a directory where no
-            file can be created.
+        ValueError: for a directory, a socket or a block device, a wrong suffix, a FIFO
+            or device that cannot be written, or a directory where no file can be created.
     """
     where = f"{option} {path}"
-    if path.is_dir():
-        raise ValueError(f"{where}: is a directory; give the name of a file")
+    try:
+        kind, target = output_kind(path)
+    except OutputPathError as e:
+        raise ValueError(f"{option} {e}") from None
     if suffixes is not None and path.suffix.lower() not in suffixes:
         *others, last = suffixes
         allowed = f"{', '.join(others)} or {last}" if others else last
         raise ValueError(f"{where}: the file name must end in {allowed}")
-    parent = path.parent
+    if kind == "stream":  # a FIFO or a device: written in place, so it must be writable
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{where}: cannot write to it (permission denied)")
+        return
+    parent = target.parent
     if not parent.is_dir():
         why = f"{parent} is not a directory" if parent.exists() else f"no such directory {parent}"
         raise ValueError(f"{where}: cannot write there: {why}")

@@ -24,9 +24,10 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, positive_int, seed
+from spar_apps.cli.arguments import add_command, positive_int, positive_int_at_most, seed
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, rules_from_args
+from spar_env.limits import MAX_GAMES
 from spar_env.records import record_hands
 from spar_env.records.recorder import BATCH, BLOCK
 
@@ -47,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--stock", action="store_true", help="always write the stock")
     parser.add_argument(
         "--batch",
-        type=positive_int,
+        type=positive_int_at_most(MAX_GAMES, "hands at once"),
         default=BATCH,
         help=f"hands played together, in whole blocks of {BLOCK}; changes the speed, "
         "never the records",

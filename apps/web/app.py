@@ -39,6 +39,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from spar_apps.web.games import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
@@ -149,7 +150,7 @@ def create_app(
 
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+        middleware.append(Middleware(HostCheck, allowed_hosts=allowed_hosts))
     app = Starlette(
         routes=[
             Route("/", page),
@@ -190,6 +191,36 @@ def _json(content: object, status: int = 200, timed: float | None = None) -> Res
             "Server-Timing": f"game;dur={(time.perf_counter() - timed) * 1000:.2f}",
         }
     return JSONResponse(content, status, headers=headers)
+
+
+_HOST_ACCEPTED = "spar.host_accepted"  # set in the request's scope by the check's inner app
+
+
+class HostCheck:
+    """Starlette's Host check (against DNS rebinding), with its refusal answered as JSON like
+    every other error of the server."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
+        self.app = app
+        self.check = TrustedHostMiddleware(_accept, allowed_hosts, www_redirect=False)
+        self.allowed = ", ".join(allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.check(scope, receive, _discard)  # calls _accept, or answers to nobody
+            if not scope.pop(_HOST_ACCEPTED, False):
+                message = f"invalid Host header: this server answers for {self.allowed}"
+                await _error(400, message)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _accept(scope: Scope, receive: Receive, send: Send) -> None:
+    scope[_HOST_ACCEPTED] = True
+
+
+async def _discard(message: Message) -> None:
+    pass
 
 
 def _error(status: int, message: str) -> Response:
