@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from helpers.cli import TINY, scalars
 
@@ -95,9 +96,17 @@ def spar_killed_at(point: str | None, *argv: str, cwd: Path) -> subprocess.Compl
     )  # fmt: skip
 
 
-def test_a_run_killed_anywhere_and_resumed_ends_as_an_unbroken_one(tmp_path: Path) -> None:
-    unbroken = train(load_config(TINY, [*SETTINGS, "run.name=whole"]), tmp_path / "runs")
-    sets = [arg for s in SETTINGS for arg in ("--set", s)]
+@pytest.mark.parametrize(
+    "game",
+    [[], ['game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3}]']],
+    ids=["one game", "a mix without the config's own game"],
+)
+def test_a_run_killed_anywhere_and_resumed_ends_as_an_unbroken_one(
+    game: list[str], tmp_path: Path
+) -> None:
+    settings = [*SETTINGS, *game]
+    unbroken = train(load_config(TINY, [*settings, "run.name=whole"]), tmp_path / "runs")
+    sets = [arg for s in settings for arg in ("--set", s)]
     kills = [
         ("warmstart:3", ["train", str(TINY), "--name", "broken", *sets]),
         ("update:1", ["train", "--resume", "runs/broken"]),  # past checkpoint 0

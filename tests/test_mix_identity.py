@@ -7,6 +7,7 @@ The mix holds neither the base config's game (``ppo_tiny``: ``spar`` with 2 play
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -46,7 +47,9 @@ def test_the_bench_hint_of_a_two_player_mix_runs_as_printed(mix_run) -> None:
     assert argv[:3] == ["spar", "bench", "ppo:runs/ok3"] and argv[3:5] == ["heuristic", "--deals"]
     done = spar(*argv[1:], "--json", cwd=where, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "jeu_de_carte with 2 players" in done.stdout  # the run's home game: its first
+    figures = json.loads(done.stdout)
+    assert (figures["variant"], figures["players"]) == ("jeu_de_carte", 2)  # the mix's first game
+    assert "as ppo:runs/ok3 was made for" in done.stderr
 
 
 def test_an_edited_mix_is_refused_naming_the_change(mix_run, tmp_path) -> None:

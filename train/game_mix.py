@@ -12,6 +12,15 @@ of weight ``weight``. For example::
       { variant = "spar", players = 4, options = { ace_of_spades = true }, weight = 0.5 },
     ]
 
+An entry's missing ``variant`` and ``players`` are those of ``[game]``, and
+``[game] options`` lie under each entry's own ``options``: the single game's
+keys are the mix's defaults, never a game beside it. A mix run's games are
+the mix's alone, and so is its identity: its checkpoints record the mix
+(:func:`mix_signature`), a resume is checked against it, and the game it plays
+when none is named (``spar bench ppo:runs/NAME``, the hint at the end of the
+run) is :func:`home_game`: 4-player ``spar`` where the mix holds it, else the
+mix's first game.
+
 One rollout covers every game at once: ``rollout.games`` is shared out among
 the games in proportion to their weights (at least one each), each share
 played by its own batch-core :class:`~spar_train.rollout.Collector` that records in
@@ -42,6 +51,7 @@ from spar_agents import Agent, make_agent
 from spar_agents.ppo.agent import PPOAgent
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import resolve
+from spar_agents.signature import rules_of as signature_rules
 from spar_agents.signature import universal_signature
 from spar_env.observation.universal import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
@@ -90,11 +100,13 @@ def mix_games(config: Config) -> list[MixGame]:
         weight = entry.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
             raise ConfigError(f"{key}.weight: must be a positive number; got {weight!r}")
-        options = entry.get("options", {})
-        if not isinstance(options, dict):
-            raise ConfigError(f"{key}.options: must be a table of ruleset fields; got {options!r}")
-        variant = entry.get("variant", "spar")
-        for players in _player_counts(key, variant, entry.get("players", 4), options):
+        own = entry.get("options", {})
+        if not isinstance(own, dict):
+            raise ConfigError(f"{key}.options: must be a table of ruleset fields; got {own!r}")
+        options = {**config.game.options, **own}  # [game] options, under the entry's own
+        variant = entry.get("variant", config.game.variant)
+        for players in _player_counts(key, variant, entry.get("players", config.game.players),
+                                      options):  # fmt: skip
             try:
                 rules = make_rules(variant, players=players, **options)
                 check_v2(rules)
@@ -145,6 +157,33 @@ def shares(total: int, weights: Sequence[float]) -> list[int]:
 def mix_signature(config: Config) -> dict[str, Any]:
     """What the network of a mix is bound to: every game, observation v2, the v2 actions."""
     return universal_signature(g.rules for g in mix_games(config))
+
+
+def home_game(config: Config) -> Ruleset:
+    """The game a mix run plays when none is named: the one its checkpoints' ``ppo:`` agent
+    plays (4-player ``spar`` where the mix holds it, else the mix's first game)."""
+    return signature_rules(mix_signature(config))
+
+
+def mix_change(saved: dict[str, Any], config: Config) -> str | None:
+    """What changed in ``game.mix`` since a checkpoint's config (``saved``), or ``None``."""
+    before = list(saved.get("game", {}).get("mix", []))
+    after = list(config.game.mix)
+    if before == after:
+        return None
+    changes = []
+    for i in range(max(len(before), len(after))):
+        old = before[i] if i < len(before) else None
+        new = after[i] if i < len(after) else None
+        if old != new:
+            changes.append(f"game.mix[{i}] was {_entry(old)}, is now {_entry(new)}")
+    return "; ".join(changes)
+
+
+def _entry(entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return "absent"
+    return "{" + ", ".join(f"{k} = {v!r}" for k, v in entry.items()) + "}"
 
 
 class MixPool:

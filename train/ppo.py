@@ -50,7 +50,14 @@ from spar_train.checkpoint_fit import check_fits, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
 from spar_train.evaluate import evaluate
 from spar_train.finite import check_finite
-from spar_train.game_mix import MixCollector, evaluate_mix, is_mix, mix_signature
+from spar_train.game_mix import (
+    MixCollector,
+    evaluate_mix,
+    home_game,
+    is_mix,
+    mix_change,
+    mix_signature,
+)
 from spar_train.imitate import imitate
 from spar_train.model import build_model, reward_scale
 from spar_train.opponent_pool import OpponentPool
@@ -180,7 +187,7 @@ def _run(
 
     from spar_env import __version__
 
-    rules = rules_of(config)
+    rules = home_game(config) if is_mix(config) else rules_of(config)  # a mix: its games alone
     torch.set_num_threads(config.run.threads)
     torch.manual_seed(config.run.seed)
     rng = np.random.default_rng(config.run.seed)
@@ -199,7 +206,8 @@ def _run(
         saved = load_checkpoint(file)
         check_fits(saved, file, config.model.hidden, model.privileged)
         restore_checked(
-            file, lambda: _restore(saved, rules, model, optimizer, rng, pool, collector, counters)
+            file,
+            lambda: _restore(saved, config, rules, model, optimizer, rng, pool, collector, counters),
         )
     else:
         with atomic_output(run_dir / CONFIG_FILE) as f:
@@ -370,10 +378,21 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
         old.unlink()
 
 
-def _restore(saved, rules, model, optimizer, rng, pool, collector, counters) -> None:
+def _restore(saved, config, rules, model, optimizer, rng, pool, collector, counters) -> None:
     from spar_agents.ppo.agent import check_game
+    from spar_agents.ppo.checkpoint import CheckpointError
+    from spar_agents.signature import describe
 
-    check_game(saved["game"], rules, "the checkpoint")
+    if is_mix(config):  # a mix run's identity is its mix: the checkpoint must hold the same one
+        changed = mix_change(saved.get("config", {}), config)
+        if changed or saved["game"] != mix_signature(config):
+            raise CheckpointError(
+                f"the checkpoint was trained on the mix of {describe(saved['game'])}, and the "
+                f"run's config.toml has changed it ({changed or 'other games'}): a resumed run "
+                "keeps its games; start a new run for another mix"
+            )
+    else:
+        check_game(saved["game"], rules, "the checkpoint")
     model.load_state_dict(saved["weights"])
     optimizer.load_state_dict(saved["optimizer"])
     rng.bit_generator.state = saved["rng"]
