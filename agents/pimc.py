@@ -39,6 +39,7 @@ from spar_agents.base import Decision, Situation
 from spar_agents.perfect_info.solver import Position, Solver
 from spar_agents.worlds import SeatView, Worlds, sample_worlds, seat_views
 from spar_env.core.bits import lowest_bit_index
+from spar_env.limits import MAX_WORLDS
 from spar_env.rules import Ruleset
 
 
@@ -57,6 +58,8 @@ class PimcAgent:
     ) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a positive whole number; got {worlds!r}")
+        if worlds > MAX_WORLDS:
+            raise ValueError(f"worlds: at most {MAX_WORLDS:,} (a limit of spar-rl); got {worlds:,}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be a whole number >= 0; got {seed!r}")
         if time_limit is not None and not time_limit > 0:

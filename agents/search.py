@@ -65,6 +65,7 @@ the candidate worlds always runs whole.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -78,6 +79,7 @@ from spar_env import core
 from spar_env.core import State, Tables, tables_for, unpack
 from spar_env.core.bits import lowest_bit_index
 from spar_env.history import History, step_with_history
+from spar_env.limits import MAX_WORLDS
 from spar_env.rules import Ruleset
 
 FLOOR = 1e-3  # the least likelihood a play may add to a world's weight (see step 2)
@@ -137,12 +139,16 @@ class SearchAgent(PimcAgent):
             raise ValueError(
                 f"search: candidates must be a positive whole number; got {candidates!r}"
             )
-        if isinstance(belief, bool) or not isinstance(belief, int | float) or not belief >= 0:
-            raise ValueError(f"search: belief must be a number of at least 0; got {belief!r}")
-        if isinstance(ess, bool) or not isinstance(ess, int | float) or not ess > 0:
-            raise ValueError(f"search: ess must be a number above 0; got {ess!r}")
-        if isinstance(prior, bool) or not isinstance(prior, int | float) or not prior >= 0:
-            raise ValueError(f"search: prior must be a number of at least 0; got {prior!r}")
+        if worlds * candidates > MAX_WORLDS:
+            raise ValueError(
+                f"search: worlds x candidates is at most {MAX_WORLDS:,} (a limit of spar-rl); "
+                f"got {worlds:,} x {candidates:,}"
+            )
+        for name, value, above in (("belief", belief, False), ("ess", ess, True),
+                                   ("prior", prior, False)):  # fmt: skip
+            if not _finite_number(value) or value < 0 or (above and value == 0):
+                least = "above 0" if above else "of at least 0"
+                raise ValueError(f"search: {name} must be a finite number {least}; got {value!r}")
         if leaf not in LEAVES:
             raise ValueError(f"search: leaf must be one of {', '.join(LEAVES)}; got {leaf!r}")
         self.policy = policy
@@ -276,6 +282,11 @@ def check_rules(rules: Ruleset) -> None:
     """Raise ``ValueError`` for a ruleset the search does not take (module docstring)."""
     if rules.weak_hand_exchange:
         raise ValueError("search: rulesets with the weak-hand exchange are not supported; use pimc")
+
+
+def _finite_number(value: object) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and math.isfinite(value))  # fmt: skip
 
 
 def _public(state: State, game: int) -> dict[str, np.ndarray]:

@@ -25,6 +25,10 @@ limit                      value          what it bounds, and why that value
                                           process far above the cores it can start)
 ``MAX_CHECK``              1,048,576      ``spar export --check`` observations
 ``MAX_WORKERS``            4,096          ``ray.workers``
+``MAX_WORLDS``             65,536         worlds sampled per decision by ``pimc`` and
+                                          ``search`` (``worlds``, times ``candidates``
+                                          for ``search``): about 46 KB a world, 3 GiB
+                                          at the limit
 ``MAX_CHECKPOINT_BYTES``   4 GiB          a PPO checkpoint file read by ``ppo:``,
                                           ``spar export`` and ``--resume``
 ``MAX_BOT_BYTES``          2 GiB          an ONNX bot (protobuf's own limit)
@@ -48,6 +52,7 @@ MAX_DEALS = 100_000_000
 MAX_THREADS = 512
 MAX_CHECK = 1 << 20
 MAX_WORKERS = 4096
+MAX_WORLDS = 1 << 16
 MAX_CHECKPOINT_BYTES = 4 << 30
 MAX_BOT_BYTES = 2 << 30
 MAX_POLICY_BYTES = 4 << 30

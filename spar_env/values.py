@@ -44,7 +44,7 @@ def parse_value(text: str) -> object:
         return word.lower() == "true"
     if word.lower() in ("none", "null"):
         return None
-    if word.lstrip("+-").isdigit():
+    if word.lstrip("+-").isdecimal():  # not isdigit: int() refuses "²"
         return int(word)
     try:
         return float(word)

@@ -78,6 +78,8 @@ def test_spec_string_builds_it_and_checks_parameters() -> None:
     for bad in ("pimc:worlds=0", "pimc:seed=-1", "pimc:time_limit=0", "pimc:speed=1"):
         with pytest.raises(ValueError):
             make_agent(bad, rules)
+    with pytest.raises(ValueError, match=r"worlds: at most 65,536 \(a limit of spar-rl\)"):
+        make_agent("pimc:worlds=1000000000", rules)  # refused before any memory is taken
 
 
 def test_same_seed_same_play_whatever_the_batch() -> None:

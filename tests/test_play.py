@@ -99,6 +99,8 @@ def test_bad_lines_get_a_message_that_says_why() -> None:
         "7c": "you do not hold 7♣",
         "6h": "you must follow suit: diamonds were led and you hold K♦, 9♦",
         "🂠": "is not a card",
+        "²": "'²' is not a card",  # a digit to str.isdigit, not a number to int()
+        "①": "'①' is not a card",
     }
     for text, message in cases.items():
         with pytest.raises(MoveError, match=message):

@@ -104,6 +104,11 @@ def test_a_mix_names_its_games_and_shares_the_rollout_out() -> None:
         ('[{variant = "spar", players = "many"}]', r"game.mix\[0\].players: must be"),
         ('[{variant = "spar", weight = -1}]', r"game.mix\[0\].weight: must be a positive"),
         ('[{variant = "spar", colour = 1}]', r"game.mix\[0\].colour: unknown key"),
+        ('[{variant = "spar", weight = inf}]', r"game.mix\[0\].weight: must be a positive number of"),
+        ('[{players = 2, weight = 1e308}, {players = 3, weight = 1e308}]',
+         r"game.mix\[0\].weight: .* at most 1e\+06; got 1e\+308"),
+        ('[{variant = "sipa", options = {players = 3}}]',
+         r"game.mix\[0\].options.players: give players beside options"),
         # the first entry's players are ppo_tiny's own (2): [game] gives a mix's defaults
         ('[{variant = "spar"}, {variant = "spar", players = [2]}]', "spar2 is listed twice"),
     ],

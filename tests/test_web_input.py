@@ -107,6 +107,20 @@ def test_moves_out_of_turn_are_refused():
     assert c.post(f"/api/games/{game}/next", json={"turn": view["turn"]}).status_code == 200
 
 
+def test_unicode_digits_are_no_move_and_no_server_fault():
+    """``"²"`` and ``"①"`` are digits to ``str.isdigit`` but not numbers to ``int``."""
+    c = client()
+    view = new_game(c)
+    game = view["game"]
+    for word in ("²", "①", "¹²", "٣٣"):
+        refused(c.post(f"/api/games/{game}/move", json={"move": word, "turn": view["turn"]}),
+                400, "")  # fmt: skip
+    legal = c.get(f"/api/games/{game}").json()
+    assert legal["turn"] == view["turn"]  # nothing was played, and the game goes on
+    moved = c.post(f"/api/games/{game}/move", json={"move": "1", "turn": view["turn"]})
+    assert moved.status_code == 200, moved.text
+
+
 def test_forged_and_expired_game_ids_are_refused():
     c = client(Limits(ttl=60, game_burst=1e6, game_rate=1e6, new_burst=1e6))
     view = new_game(c)
@@ -330,6 +344,7 @@ def test_spar_serve_prints_its_address_serves_the_page_and_stops_on_ctrl_c():
         (["--port", "70000"], "--port must be 0..65535"),
         (["--set", "players=3"], "the page chooses the player count"),
         (["--set", "hand_size=40"], "no variant can be played"),
+        (["--set", "ace_of_spades=maybe"], "ace_of_spades must be true or false; got 'maybe'"),
         (["--set", "nokey"], "key=value"),
     ],
 )

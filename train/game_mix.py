@@ -39,6 +39,7 @@ game) and logs ``eval/<game>/payoff_vs_<opponent>``.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ from spar_train.rollout import Collector, Rollout, collect_in_lockstep, merge_ro
 from spar_train.sections import Config, ConfigError
 
 MIX_KEYS = ("variant", "players", "options", "weight")
+MAX_WEIGHT = 1e6  # a game's weight against another's: far past any useful ratio, and finite
 
 
 @dataclass(frozen=True)
@@ -98,11 +100,18 @@ def mix_games(config: Config) -> list[MixGame]:
         if unknown:
             raise ConfigError(f"{key}.{unknown[0]}: unknown key; keys: {', '.join(MIX_KEYS)}")
         weight = entry.get("weight", 1.0)
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
-            raise ConfigError(f"{key}.weight: must be a positive number; got {weight!r}")
+        if (isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0
+                or not math.isfinite(weight) or weight > MAX_WEIGHT):  # fmt: skip
+            raise ConfigError(
+                f"{key}.weight: must be a positive number of at most {MAX_WEIGHT:g}; got {weight!r}"
+            )
         own = entry.get("options", {})
         if not isinstance(own, dict):
             raise ConfigError(f"{key}.options: must be a table of ruleset fields; got {own!r}")
+        for beside in ("variant", "players"):
+            if beside in own:
+                raise ConfigError(f"{key}.options.{beside}: give {beside} beside options, "
+                                  f"as {key}.{beside}, not inside them")  # fmt: skip
         options = {**config.game.options, **own}  # [game] options, under the entry's own
         variant = entry.get("variant", config.game.variant)
         for players in _player_counts(key, variant, entry.get("players", config.game.players),

@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
 def _ruleset(text: str) -> Ruleset:
     """``"spar:4"`` -> 4-player spar."""
     variant, _, players = text.partition(":")
-    if not players.isdigit():
+    if not players.isdecimal():
         raise SystemExit(f"--ruleset {text!r}: write VARIANT:PLAYERS, e.g. spar:4")
     return make_rules(variant, players=int(players))
 

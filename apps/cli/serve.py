@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--set players: the page chooses the player count of each game")
     lobby = Lobby(default_bot_specs(), args.opponents, overrides)
     if not any(lobby.variants.values()):
-        raise ValueError(f"--set {' '.join(args.overrides)}: no variant can be played with it")
+        raise ValueError(f"--set {' '.join(args.overrides)}: {_why_no_variant(overrides)}")
     app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
@@ -97,6 +97,18 @@ def _hosts(host: str) -> list[str] | None:
     if host in ("0.0.0.0", "::", ""):
         return None
     return sorted({host, f"[{host}]", "localhost", "127.0.0.1"})
+
+
+def _why_no_variant(overrides: dict) -> str:
+    """Why no variant takes ``overrides``: the default game's own reason, when it has one of
+    its own (a value no game takes, such as ``ace_of_spades=maybe``)."""
+    from spar_env.rules import make_rules
+
+    try:
+        make_rules("spar", **overrides)
+    except (TypeError, ValueError) as e:
+        return f"no variant can be played with it ({e})"
+    return "no variant can be played with it"
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -53,7 +53,7 @@ def read_move(text: str, rules: Ruleset, legal: list[int], hand: list[int], led:
         raise Quit
     if not word:
         raise MoveError(_what_to_type(rules, choices, exchanging))
-    if word.isdigit():
+    if word.isdecimal():  # not isdigit: "²" is a digit that int() refuses
         index = int(word)
         if not 1 <= index <= len(choices):
             raise MoveError(f"there is no choice {index}: type a number from 1 to {len(choices)}")

@@ -75,7 +75,7 @@ async def read_json(request: Request, limit: int) -> object:
         LimitError: 413 for a body over ``limit``, 400 for one that is not UTF-8 JSON.
     """
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (not declared.isdecimal() or int(declared) > limit):
         raise LimitError(f"the request body is over {limit} bytes", 413)
     body = bytearray()
     async for chunk in request.stream():

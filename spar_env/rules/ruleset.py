@@ -304,7 +304,7 @@ def _validate_end(end: object) -> None:
         if colon:
             raise ValueError(f"end {kind!r} takes no value; got {end!r}")
         return
-    if not value.isdigit() or int(value) < 1:
+    if not value.isdecimal() or int(value) < 1:
         raise ValueError(
             f"end {kind!r} needs a positive whole number, as in '{kind}:10'; got {end!r}"
         )
