@@ -21,6 +21,9 @@ SPAR = Path(sys.executable).parent / "spar"
 CALM = Limits(game_burst=1e6, game_rate=1e6, new_burst=1e6)
 
 
+JSON = {"content-type": "application/json"}
+
+
 def client(limits: Limits = CALM, **kwargs) -> TestClient:
     app = create_app(Lobby(default_bot_specs(), ["random"]), limits, seed=0, **kwargs)
     return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
@@ -121,6 +124,27 @@ def test_unicode_digits_are_no_move_and_no_server_fault():
     assert moved.status_code == 200, moved.text
 
 
+@pytest.mark.parametrize(
+    ("headers", "status", "words"),
+    [
+        ({"content-type": "text/plain", "origin": "http://evil.com"}, 403, "another origin"),
+        ({"content-type": "text/plain"}, 415, "Content-Type: application/json"),
+        ({**JSON, "origin": "http://evil.com"}, 403, "Origin: http://evil.com"),
+        ({**JSON, "origin": "null"}, 403, "another origin"),
+        ({**JSON, "sec-fetch-site": "cross-site"}, 403, "Sec-Fetch-Site: cross-site"),
+        ({**JSON, "sec-fetch-site": "same-site"}, 403, "another site"),
+    ],
+)
+def test_cross_origin_requests_that_change_state_are_refused(headers, status, words):
+    c = client()
+    body = b'{"variant": "spar", "players": 4, "opponents": "random"}'
+    refused(c.post("/api/games", content=body, headers=headers), status, words)
+    assert len(c.app.state.store) == 0  # no game was made
+    same = {**JSON, "origin": "http://127.0.0.1", "sec-fetch-site": "same-origin"}
+    assert c.post("/api/games", content=body, headers=same).status_code == 201
+    assert c.get("/api/offer", headers={"origin": "http://evil.com"}).status_code == 200  # reads
+
+
 def test_forged_and_expired_game_ids_are_refused():
     c = client(Limits(ttl=60, game_burst=1e6, game_rate=1e6, new_burst=1e6))
     view = new_game(c)
@@ -157,22 +181,23 @@ def test_malformed_json_is_refused(body, words):
     c = client()
     view = new_game(c)
     status = 413 if len(body) > CALM.body_bytes else 400
-    refused(c.post(f"/api/games/{view['game']}/move", content=body), status, words)
-    refused(c.post("/api/games", content=body), status, "")
+    refused(c.post(f"/api/games/{view['game']}/move", content=body, headers=JSON), status, words)
+    refused(c.post("/api/games", content=body, headers=JSON), status, "")
     assert c.get(f"/api/games/{view['game']}").json() == view
 
 
 def test_oversized_bodies_are_refused_declared_or_streamed():
     c = client()
     big = b'{"move": "' + b"x" * 10_000 + b'", "turn": 0}'
-    refused(c.post("/api/games", content=big), 413, "over 4096 bytes")
+    refused(c.post("/api/games", content=big, headers=JSON), 413, "over 4096 bytes")
 
     def chunks():  # no Content-Length: the body is counted as it comes
         for _ in range(100):
             yield b" " * 1000
 
-    refused(c.post("/api/games", content=chunks()), 413, "over 4096 bytes")
-    refused(c.post("/api/games", content=b"{}", headers={"content-length": "abc"}), 413, "over")
+    refused(c.post("/api/games", content=chunks(), headers=JSON), 413, "over 4096 bytes")
+    refused(c.post("/api/games", content=b"{}", headers={**JSON, "content-length": "abc"}), 413,
+            "over")  # fmt: skip
 
 
 def test_a_flood_of_requests_gets_429():
@@ -345,6 +370,9 @@ def test_spar_serve_prints_its_address_serves_the_page_and_stops_on_ctrl_c():
         (["--set", "players=3"], "the page chooses the player count"),
         (["--set", "hand_size=40"], "no variant can be played"),
         (["--set", "ace_of_spades=maybe"], "ace_of_spades must be true or false; got 'maybe'"),
+        (["--opponents", "ppo:runs/nope"], "--opponents ppo:runs/nope: "),
+        (["--opponents", "pimc:worlds=0"], "--opponents pimc:worlds=0: worlds must be"),
+        (["--opponents", "onnx:/etc/passwd"], "--opponents onnx:/etc/passwd: "),
         (["--set", "nokey"], "key=value"),
     ],
 )
@@ -355,3 +383,38 @@ def test_spar_serve_bad_arguments_are_one_line(args, words):
     )
     assert done.returncode == 2
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_forwarded_headers_are_trusted_only_from_the_named_proxy():
+    import uvicorn
+
+    from spar_apps.cli.serve import server_config
+
+    app = create_app(Lobby([]))
+    plain = server_config(uvicorn, app, None)
+    assert plain.proxy_headers is False  # X-Forwarded-For from 127.0.0.1 cannot pose as players
+    proxied = server_config(uvicorn, app, "10.1.2.3")
+    assert proxied.proxy_headers is True and proxied.forwarded_allow_ips == "10.1.2.3"
+
+
+def test_every_address_answers_this_machines_names_only():
+    import socket
+
+    from spar_apps.cli.serve import allowed_hosts
+
+    names = allowed_hosts("0.0.0.0", ["table.example"])
+    assert {socket.gethostname(), "localhost", "127.0.0.1", "table.example"} <= set(names)
+    assert "0.0.0.0" not in names and "*" not in names and "evil.example" not in names
+    assert set(allowed_hosts("127.0.0.1", [])) == {"127.0.0.1", "localhost"}
+
+
+def test_a_bind_beyond_this_machine_warns():
+    server = subprocess.Popen([SPAR, "serve", "--host", "0.0.0.0", "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert "the table is at http://0.0.0.0:" in server.stdout.readline()
+        warning = server.stderr.readline()
+        assert "warning: listening on 0.0.0.0: every machine that can reach this one" in warning
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)

@@ -9,9 +9,15 @@ game runs on the server, on the same table, agents and records as
 plays its own game.
 
 It listens on 127.0.0.1 (this machine only) unless --host says otherwise, and
-prints the address to open. --port 0 takes a free port. The opponents the
-page offers are the shipped bot, heuristic and pimc, and the specs given with
---opponents; --set changes a ruleset field of every game.
+prints the address to open. --port 0 takes a free port. Listening on another
+address (0.0.0.0: every address of this machine) lets other machines play:
+it warns so, and answers only the Host names of this machine and those of
+--allow-host. Behind a reverse proxy, --proxy ADDRESS trusts that proxy's
+X-Forwarded-For (the per-address limits then count the players, not the
+proxy); without it no forwarded header is trusted. The opponents the page
+offers are the shipped bot, heuristic and pimc, and the specs given with
+--opponents (each built once at start: a spec that cannot play is refused
+before the server starts); --set changes a ruleset field of every game.
 
     spar serve                                  # then open http://127.0.0.1:8000/
     spar serve --port 8080 --opponents random ppo:runs/spar4
@@ -49,6 +55,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="change a ruleset field of every game, e.g. weak_hand_exchange=true (repeatable)",
     )
     p.add_argument("--seed", type=seed, help="seed of the deals of the games, in order")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name to answer besides this machine's own, when --host is not loopback "
+        "(repeatable)",
+    )
+    p.add_argument(
+        "--proxy",
+        metavar="ADDRESS",
+        help="the address of a reverse proxy whose X-Forwarded-For is trusted (default: none)",
+    )
     p.set_defaults(func=run)
 
 
@@ -70,33 +89,67 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--opponents {spec}: unknown agent; known agents: {', '.join(agent_names())}"
             )
+        _check_opponent(spec)
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
     lobby = Lobby(default_bot_specs(), args.opponents, overrides)
     if not any(lobby.variants.values()):
         raise ValueError(f"--set {' '.join(args.overrides)}: {_why_no_variant(overrides)}")
-    app = create_app(lobby, allowed_hosts=_hosts(args.host), seed=args.seed)
+    app = create_app(lobby, allowed_hosts=allowed_hosts(args.host, args.allow_host),
+                     seed=args.seed)  # fmt: skip
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(
         f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True
     )
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", ws="none"
-    )  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
+    if not _loopback(args.host):
+        print(f"spar serve: warning: listening on {args.host}: every machine that can reach this "
+              "one may play here, and the games are not private", file=sys.stderr, flush=True)  # fmt: skip
+    config = server_config(uvicorn, app, args.proxy)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
         uvicorn.Server(config).run(sockets=[listener])
     print("spar serve: stopped", file=sys.stderr)
     return 0
 
 
-def _hosts(host: str) -> list[str] | None:
-    """The Host headers to answer: the address listened on, and localhost (None: any)."""
+def server_config(uvicorn, app, proxy: str | None):
+    """uvicorn's settings: no forwarded header trusted unless ``proxy`` names the proxy."""
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", ws="none",
+        proxy_headers=proxy is not None, forwarded_allow_ips=proxy or "",
+    )  # fmt: skip  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
+
+
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+
+
+def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+    """The Host headers to answer (against DNS rebinding): the address listened on and
+    localhost; on every address (0.0.0.0, ::), this machine's names and addresses too; and
+    the names of ``--allow-host``."""
+    names = {host, "localhost", "127.0.0.1", *extra}
     if host in ("0.0.0.0", "::", ""):
-        return None
-    return sorted({host, f"[{host}]", "localhost", "127.0.0.1"})
+        names.discard(host)
+        names |= {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            names |= {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)}
+    return sorted(names | {f"[{n}]" for n in names if ":" in n})
+
+
+def _check_opponent(spec: str) -> None:
+    """Build the agent of ``spec`` once (for the game its file was made for, else 4-player
+    spar), so that a spec that cannot play is refused at start, not by a player's new game."""
+    from spar_agents.registry import make_agent
+    from spar_agents.registry.file_game import spec_rules
+    from spar_env.rules import make_rules
+
+    try:
+        make_agent(spec, spec_rules(spec) or make_rules("spar"))
+    except (ValueError, OSError) as e:
+        raise ValueError(f"--opponents {spec}: {e}") from None
 
 
 def _why_no_variant(overrides: dict) -> str:

@@ -31,8 +31,10 @@ from __future__ import annotations
 import logging
 import time
 from importlib import resources
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -148,9 +150,9 @@ def create_app(
         LOG.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
         return _error(500, "the server failed on this request (its log says why)")
 
-    middleware = []
+    middleware = [Middleware(SameOrigin)]
     if allowed_hosts is not None:
-        middleware.append(Middleware(HostCheck, allowed_hosts=allowed_hosts))
+        middleware.insert(0, Middleware(HostCheck, allowed_hosts=allowed_hosts))
     app = Starlette(
         routes=[
             Route("/", page),
@@ -203,16 +205,49 @@ class HostCheck:
     def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
         self.app = app
         self.check = TrustedHostMiddleware(_accept, allowed_hosts, www_redirect=False)
-        self.allowed = ", ".join(allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             await self.check(scope, receive, _discard)  # calls _accept, or answers to nobody
             if not scope.pop(_HOST_ACCEPTED, False):
-                message = f"invalid Host header: this server answers for {self.allowed}"
+                message = "invalid Host header: this server answers for its own names only"
                 await _error(400, message)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class SameOrigin:
+    """Requests that change state (every method but GET and HEAD) come from the page itself:
+    a cross-site ``Sec-Fetch-Site`` or an ``Origin`` of another host is refused (403), and a
+    body (POST, PUT, PATCH) that is not declared JSON is refused (415), so that no other web page a player
+    visits can drive the server with the plain form posts browsers send without asking."""
+
+    SAFE = ("GET", "HEAD")
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in self.SAFE:
+            refusal = _cross_origin(Headers(scope=scope), scope["method"])
+            if refusal is not None:
+                await _error(*refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _cross_origin(headers: Headers, method: str) -> tuple[int, str] | None:
+    """Why a state-changing request is refused (status, message), or ``None``."""
+    site = headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return 403, f"a request from another site is refused (Sec-Fetch-Site: {site})"
+    origin = headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc.lower() != headers.get("host", "").lower():
+        return 403, f"a request from another origin is refused (Origin: {origin[:100]})"
+    kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+    if method in ("POST", "PUT", "PATCH") and kind != "application/json":
+        return 415, "the body must be JSON, sent with Content-Type: application/json"
+    return None
 
 
 async def _accept(scope: Scope, receive: Receive, send: Send) -> None:
