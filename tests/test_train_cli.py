@@ -92,3 +92,27 @@ def test_exact_solves_run_through_spar_train_and_their_policy_benches(tmp_path: 
                  "--players", "2", "--deals", "200", "--json", cwd=tmp_path)  # fmt: skip
     assert bench.returncode == 0, bench.stderr
     assert json.loads(bench.stdout)["agents"][0]["mean_payoff"] > 0
+
+
+def test_a_run_in_a_log_says_it_started_shows_the_warm_start_and_what_cut_it_short(
+    tmp_path: Path,
+) -> None:
+    """In a log (not a terminal): a first line at once, the warm start by tenths, the table's
+    columns in spar bench's order, and a run cut by run.max_minutes says how to finish it."""
+    done = spar("train", str(TINY), "--name", "cut", "--set", "run.max_minutes=0.0001",
+                "--set", "warmstart.updates=20", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("spar train: started;")
+    steps = [line.split()[3] for line in lines if line.startswith("warm start: imitation")]
+    assert steps == [f"{k}/20," for k in range(2, 21, 2)]  # each tenth
+    header = next(line for line in lines if "mean payoff" in line)
+    assert header.index("won 6/7") < header.index("kept 6/7")  # as spar bench has them
+    said = " ".join(done.stdout.split())
+    assert "run.max_minutes (0.0001) ended the run after update 1 of 4" in said
+    assert "the learning rate was scheduled for 4" in said
+    finish = f"spar train --resume {Path('runs') / 'cut'} --set run.max_minutes=0"
+    assert finish in said
+    more = spar(*finish.split()[1:], cwd=tmp_path)
+    assert more.returncode == 0, more.stderr
+    assert "evaluation after update 4" in more.stdout and "ended the run" not in more.stdout

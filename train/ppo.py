@@ -84,6 +84,9 @@ class RunResult:
     counters: Counters
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # latest, by opponent
     stopped_early: bool = False
+    out_of_time: bool = False  # run.max_minutes ended it before run.updates
+    planned_updates: int = 0  # run.updates
+    max_minutes: float = 0.0  # run.max_minutes
 
 
 def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> Batch:
@@ -219,7 +222,8 @@ def _run(
         writer.add_text("hyperparameters", _hparam_table(config))
     scale = reward_scale(config, rules)
     settings = ppo_settings(config)
-    result = RunResult(rules, run_dir, counters)
+    result = RunResult(rules, run_dir, counters, planned_updates=config.run.updates,
+                       max_minutes=config.run.max_minutes)  # fmt: skip
     begin = time.perf_counter()
     seconds_before = counters.seconds
 
@@ -297,6 +301,7 @@ def _run(
             )
         if out_of_time:
             result.stopped_early = True
+            result.out_of_time = not last
             break
         if stop_after is not None and done_here >= stop_after:
             if step % config.run.checkpoint_every != 0 and not last:

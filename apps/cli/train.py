@@ -137,11 +137,14 @@ class _Bar:
         self.console = console
         self.live = console.is_terminal
         self.progress = _progress(console)
-        self.task = self.progress.add_task("train", total=None, figures="")
+        self.task = self.progress.add_task("starting", total=None, figures="")
         self.phase: str | None = None
 
     def __enter__(self) -> _Bar:
         self.progress.start()
+        if not self.live:  # a log: say at once that the run began, and what comes
+            print("spar train: started; a line follows each tenth of the warm start and each "
+                  "evaluation (the first step also compiles the engine)", flush=True)  # fmt: skip
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -157,7 +160,9 @@ class _Bar:
         line = None
         if event.phase == "imitation":
             text = f"imitation {event.step}/{event.of}, cross-entropy {f['cross_entropy']:.3f}"
-            line = f"warm start: {text}" if event.step == event.of else None
+            tenth = max(1, event.of // 10)
+            shown = event.step == event.of or event.step % tenth == 0
+            line = f"warm start: {text}" if shown else None
         elif event.phase == "ppo":
             text = f"{f['decisions_per_second']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
             line = f"update {event.step}/{event.of}: {text}" if event.evaluated else None
@@ -190,7 +195,7 @@ def _ppo_summary(console: Console, result: Any) -> None:
     rules, run_dir = result.rules, result.run_dir
     table = Table(title=f"{run_dir.name}: evaluation after update {result.counters.update}")
     low = "/".join(rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
-    for column in ("opponent", "mean payoff", f"kept {low}", f"won {low}", "won trick H-1"):
+    for column in ("opponent", "mean payoff", f"won {low}", f"kept {low}", "won trick H-1"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
         who = f"{spec} × {rules.players - 1}"
@@ -199,8 +204,8 @@ def _ppo_summary(console: Console, result: Any) -> None:
         table.add_row(
             who,
             f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
-            _share(f.get("kept_low_card")),
             _share(f.get("won_last_with_low_card")),
+            _share(f.get("kept_low_card")),
             _share(f.get("won_trick_before_last")),
         )
     console.print(table)
@@ -212,6 +217,13 @@ def _ppo_summary(console: Console, result: Any) -> None:
         f"curves:  tensorboard --logdir {run_dir.parent}\n"
         f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
     )
+    if result.out_of_time:
+        console.print(
+            f"run.max_minutes ({result.max_minutes:g}) ended the run after update "
+            f"{result.counters.update} of {result.planned_updates}, and the learning rate was "
+            f"scheduled for {result.planned_updates}; to train to the end: "
+            f"spar train --resume {run_dir} --set run.max_minutes=0"
+        )
 
 
 def _resume_hint(run_dir: Path) -> str:
