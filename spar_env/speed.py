@@ -111,7 +111,7 @@ def _run_core(rules: Ruleset, batch: int, deadline: float, seed: int) -> tuple[i
                 hands += done.size
                 plays += int(seats_in(state.active[done]).sum()) * rules.hand_size
                 start_sessions(state, slice(None) if done.size == batch else done, rng)
-        if time.perf_counter() >= deadline:
+        if time.perf_counter() >= deadline and hands:  # a figure needs one whole hand at least
             # Cards already played in the hands still running count too.
             plays += int((state.trick * seats_in(state.active) + state.pos).sum())
             return plays, plays, hands
@@ -125,7 +125,7 @@ def _run_vector(rules: Ruleset, batch: int, deadline: float, seed: int) -> tuple
     _obs, info = envs.reset(seed=seed)
     table = envs._table
     moves0, steps, hands = table.moves, 0, 0
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline or not hands:  # one whole hand at least
         _obs, _reward, terminated, _truncated, info = envs.step(
             random_legal(info["action_mask"].view(bool), rng)
         )
@@ -140,7 +140,7 @@ def _run_selfplay(rules: Ruleset, batch: int, deadline: float, seed: int) -> tup
     games = SelfPlay(rules.variant, batch_size=batch, seed=seed, **_options(rules))
     rng = np.random.default_rng(seed)
     steps = hands = 0
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline or not hands:  # one whole hand at least
         _obs, mask = games.observation, games.action_mask  # read both, as a trainer would
         games.step(random_legal(mask, rng))
         steps += batch
@@ -154,7 +154,7 @@ def _run_aec(rules: Ruleset, batch: int, deadline: float, seed: int) -> tuple[in
     aec = env(variant=rules.variant, **_options(rules))
     rng = np.random.default_rng(seed)
     steps = hands = 0
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline or not hands:  # one whole hand at least
         aec.reset(seed=int(rng.integers(1 << 31)))
         for _agent in aec.agent_iter():
             obs, _reward, terminated, truncated, _info = aec.last()

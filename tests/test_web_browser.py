@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.cli import default_sigint
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
 
@@ -55,6 +56,7 @@ def serve(*extra: str):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=default_sigint,  # it is stopped with SIGINT
     )
     line = process.stdout.readline()
     assert "the table is at" in line, (line, process.stderr.read() if process.poll() else "")

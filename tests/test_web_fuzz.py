@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from helpers.cli import default_sigint
+
 SPAR = Path(sys.executable).parent / "spar"
 REQUESTS = 1200
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "BREW", "GÉT", "", "POST "]
@@ -103,7 +105,8 @@ def _json_request(port: int, method: str, path: str, body: dict | None = None) -
 def test_a_thousand_malformed_requests_break_nothing(tmp_path: Path) -> None:
     log = open(tmp_path / "server.log", "w+")  # noqa: SIM115  (read back after the server ends)
     server = subprocess.Popen([SPAR, "serve", "--port", "0", "--seed", "0"],
-                              stdout=subprocess.PIPE, stderr=log, text=True)  # fmt: skip
+                              stdout=subprocess.PIPE, stderr=log, text=True,
+                              preexec_fn=default_sigint)  # fmt: skip
     try:
         line = server.stdout.readline()
         port = int(line.split("http://127.0.0.1:", 1)[1].split("/", 1)[0])

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers.cli import default_sigint
 from starlette.testclient import TestClient
 
 from spar_agents.shipped import default_bot_specs
@@ -346,6 +347,7 @@ def test_spar_serve_prints_its_address_serves_the_page_and_stops_on_ctrl_c():
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=default_sigint,  # it is stopped with SIGINT
     )
     try:
         line = server.stdout.readline()
@@ -410,7 +412,8 @@ def test_every_address_answers_this_machines_names_only():
 
 def test_a_bind_beyond_this_machine_warns():
     server = subprocess.Popen([SPAR, "serve", "--host", "0.0.0.0", "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=default_sigint)  # fmt: skip
     try:
         assert "the table is at http://0.0.0.0:" in server.stdout.readline()
         warning = server.stderr.readline()

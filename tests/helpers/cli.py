@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,15 @@ TINY = ROOT / "configs" / "ppo_tiny.toml"
 SPAR = Path(sys.executable).parent / "spar"
 SHIPPED_BOT = ROOT / "checkpoints" / "spar4.onnx"
 MEMORY_CAP = 6 << 30  # bytes of address space for a subprocess that might try to eat them all
+
+
+def default_sigint() -> None:
+    """A child's ``preexec_fn``: Ctrl-C (SIGINT) reaches it with its default action.
+
+    An ignored signal stays ignored across exec, and a test run can leave SIGINT ignored
+    in its worker (seen in random order): a child that is sent SIGINT must not inherit that.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def spar(*argv: str, cwd: Path, timeout: float = 180, cap: bool = False, **kwargs):
