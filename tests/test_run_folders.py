@@ -49,7 +49,8 @@ def test_a_missing_eval_opponent_file_is_refused_before_training(tmp_path: Path)
                 cwd=tmp_path)  # fmt: skip
     one_line(done.returncode, done.stderr, "eval.opponents[0]", "/nonexistent")
     assert not (tmp_path / "runs").exists()
-    assert "warm start" not in done.stdout and "update" not in done.stdout
+    # no progress line: neither a warm-start step nor an update was trained
+    assert "warm start: imitation" not in done.stdout and "update " not in done.stdout
 
 
 @pytest.mark.parametrize(

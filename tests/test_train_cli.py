@@ -103,7 +103,7 @@ def test_a_run_in_a_log_says_it_started_shows_the_warm_start_and_what_cut_it_sho
                 "--set", "warmstart.updates=20", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("spar train: started;")
+    assert lines[0].startswith("spar train: starting;")
     steps = [line.split()[3] for line in lines if line.startswith("warm start: imitation")]
     assert steps == [f"{k}/20," for k in range(2, 21, 2)]  # each tenth
     header = next(line for line in lines if "mean payoff" in line)

@@ -143,7 +143,7 @@ class _Bar:
     def __enter__(self) -> _Bar:
         self.progress.start()
         if not self.live:  # a log: say at once that the run began, and what comes
-            print("spar train: started; a line follows each tenth of the warm start and each "
+            print("spar train: starting; a line follows each tenth of the warm start and each "
                   "evaluation (the first step also compiles the engine)", flush=True)  # fmt: skip
         return self
 
