@@ -101,17 +101,37 @@ def run(args: argparse.Namespace) -> int:
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(
-        f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)", flush=True
-    )
-    if not _loopback(args.host):
-        print(f"spar serve: warning: listening on {args.host}: every machine that can reach this "
-              "one may play here, and the games are not private", file=sys.stderr, flush=True)  # fmt: skip
-    config = server_config(uvicorn, app, args.proxy)
+
+    def announce() -> None:
+        print(f"spar serve: the table is at http://{shown}:{port}/ (Ctrl-C stops the server)",
+              flush=True)  # fmt: skip
+        if not _loopback(args.host):
+            print(f"spar serve: warning: listening on {args.host}: every machine that can reach "
+                  "this one may play here, and the games are not private",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    server = _announcing_server(uvicorn)(server_config(uvicorn, app, args.proxy), announce)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
-        uvicorn.Server(config).run(sockets=[listener])
+        server.run(sockets=[listener])
     print("spar serve: stopped", file=sys.stderr)
     return 0
+
+
+def _announcing_server(uvicorn):
+    """A uvicorn server that announces the table once it serves: by then its Ctrl-C handler
+    is in place, so a Ctrl-C sent on seeing the address stops it (one sent before would land
+    in no handler and could be lost)."""
+
+    class AnnouncingServer(uvicorn.Server):
+        def __init__(self, config, announce) -> None:
+            super().__init__(config)
+            self._announce = announce
+
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)
+            self._announce()
+
+    return AnnouncingServer
 
 
 def server_config(uvicorn, app, proxy: str | None):
