@@ -126,6 +126,20 @@ def test_the_bench_refuses_what_cannot_run_before_any_task(local_ray, capsys) ->
     assert "not a Ray address: 'heuristic'" in capsys.readouterr().err
 
 
+def test_a_league_on_ray_gives_the_table_of_a_local_league(local_ray, tmp_path, capsys) -> None:
+    tables = []
+    for name, ray_args in (("here", []), ("ray", ["--ray"])):
+        folder = tmp_path / name
+        assert main(["league", "add", str(folder), "heuristic", "random", "low"]) == 0
+        play = ["league", "play", str(folder), "--deals", "500", "--match", "50", "--round", "4"]
+        assert main([*play, *ray_args]) == 0
+        capsys.readouterr()
+        assert main(["league", "show", str(folder), "--json"]) == 0
+        tables.append(json.loads(capsys.readouterr().out))
+    assert tables[0]["matches"] == 10
+    assert tables[0] == tables[1]
+
+
 def test_spread_gives_every_cpu_a_task_only_when_some_would_idle() -> None:
     assert spread(20000, 8192, 8) == 2500
     assert spread(20000, 500, 8) is None

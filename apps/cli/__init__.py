@@ -18,13 +18,24 @@ import os
 import sys
 from types import ModuleType
 
-from spar_apps.cli import bench, exploit, export, play, record, replay, serve, speed, train
+from spar_apps.cli import (
+    bench,
+    exploit,
+    export,
+    league,
+    play,
+    record,
+    replay,
+    serve,
+    speed,
+    train,
+)
 from spar_apps.cli.arguments import Parser
 from spar_env import __version__
 from spar_env.extras import missing_module_message
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
-    train, bench, exploit, play, serve, export, record, replay, speed,
+    train, bench, league, exploit, play, serve, export, record, replay, speed,
 )  # fmt: skip
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 

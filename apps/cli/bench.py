@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
     play = run_tournament if args.ray is None else _on_ray(args)
     started = time.perf_counter()
-    with _progress_bar(Console(stderr=True)) as bar:
+    with progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
         result = play(
             args.agents,
@@ -162,7 +162,7 @@ def _on_ray(args: argparse.Namespace):
     return run_tournament_on_ray
 
 
-def _progress_bar(console):
+def progress_bar(console):
     """A rich progress bar on stderr, shown only on a terminal and cleared when done."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 

@@ -62,6 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
     )
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
+    parser.add_argument(
+        "--league", type=Path, metavar="LEAGUE",
+        help="when the run ends, add its agent to the league in this folder (spar league), "
+        "starting one for the run's game if there is none",
+    )  # fmt: skip
     add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
     parser.set_defaults(func=run)
 
@@ -100,6 +105,24 @@ def run(args: argparse.Namespace) -> int:
             print(f"spar train: stopped{hint}", file=sys.stderr)
             return 130
     _summary(console, result)
+    return 0 if args.league is None else _join_league(args.league, result)
+
+
+def _join_league(folder: Path, result: Any) -> int:
+    """Add the run's agent to the league in ``folder``; say so, or why it could not join."""
+    from spar_train.league import add_entrants
+
+    policy = getattr(result, "policy_path", None)
+    spec = f"cfr:{policy}" if policy is not None else f"ppo:{result.run_dir}"
+    rules = result.rules
+    try:
+        added = add_entrants(folder, [spec], rules)
+    except ValueError as e:
+        print(f"spar train: the run is saved, but {spec} did not join the league {folder}: "
+              f"{' '.join(str(e).split())}", file=sys.stderr)  # fmt: skip
+        return 1
+    state = "joined" if added else "was already in"
+    print(f"spar train: {spec} {state} the league {folder}; spar league play {folder} rates it")
     return 0
 
 
