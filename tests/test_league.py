@@ -200,7 +200,9 @@ def test_a_damaged_league_file_is_refused_naming_what_is_wrong(
     assert cli(capsys, "league", "play", folder, "--deals", 20, "--match", 10)[0] == 0
     data = json.loads((folder / "league.json").read_text())
     damaged = damage(data)
-    (folder / "league.json").write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
+    (folder / "league.json").write_text(
+        damaged if isinstance(damaged, str) else json.dumps(damaged)
+    )
     status, _, err = cli(capsys, "league", "show", folder)
     one_line(status, err, "league.json", message)
 

@@ -172,9 +172,14 @@ class Standings:
                     "ci95_halfwidth": num(self.ratings.halfwidth[i]),
                     "deals": int(self.deals[i]),
                     "loads": None if self.loads is None else self.loads[i],
-                    "margin": {self.entrants[j]: {"mean": num(self.margin[i, j]),
-                                                  "ci95_halfwidth": num(self.margin_halfwidth[i, j])}
-                               for j in range(len(self.entrants)) if self.deals_between(i, j)},
+                    "margin": {
+                        self.entrants[j]: {
+                            "mean": num(self.margin[i, j]),
+                            "ci95_halfwidth": num(self.margin_halfwidth[i, j]),
+                        }
+                        for j in range(len(self.entrants))
+                        if self.deals_between(i, j)
+                    },
                 }  # fmt: skip
                 for i in self.order()
             ],

@@ -64,7 +64,10 @@ class PairTotals:
             self.add(result)
 
     def add(self, r: PairResult) -> None:
-        for i, j, sign, pay in ((r.a, r.b, 1.0, r.payoff_sum[0]), (r.b, r.a, -1.0, r.payoff_sum[1])):
+        for i, j, sign, pay in (
+            (r.a, r.b, 1.0, r.payoff_sum[0]),
+            (r.b, r.a, -1.0, r.payoff_sum[1]),
+        ):
             self.deals[i, j] += r.deals
             self.margin_sum[i, j] += sign * r.margin_sum
             self.margin_sumsq[i, j] += r.margin_sumsq
