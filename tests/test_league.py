@@ -231,3 +231,20 @@ def test_spar_train_adds_its_run_to_a_league(tmp_path: Path, capsys, monkeypatch
     assert "spar train: ppo:runs/t joined the league lg" in out
     league = load(Path("lg"))
     assert league.entrants == ["ppo:runs/t"] and league.game["players"] == 2
+
+
+def test_the_league_guide_runs_as_written(tmp_path: Path) -> None:
+    import re
+    import shlex
+
+    page = (Path(__file__).parents[1] / "docs" / "guide" / "league.md").read_text()
+    commands = re.search(r"```bash\n(.*?)```", page, re.S)[1].splitlines()
+    shown = re.search(r"```text\n(.*?)```", page, re.S)[1]
+    out = ""
+    for line in commands:
+        argv = shlex.split(line)
+        assert argv[0] == "spar"
+        done = subprocess.run([SPAR, *argv[1:]], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300, check=True)  # fmt: skip
+        out = done.stdout
+    assert [x.rstrip() for x in out.splitlines()] == shown.splitlines()

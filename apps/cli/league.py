@@ -161,21 +161,15 @@ def print_league(table, folder: Path) -> None:
     from spar_agents.signature import describe_game
     from spar_train.league.store import game_of
 
-    console = Console()
+    console = Console(highlight=False)
     if not console.is_terminal:
-        console = Console(width=160)
+        console = Console(width=160, highlight=False)
     r = table.ratings
     unit = f"{table.rules.payoff} per 100 hands"
-    ratings = Table(
-        box=box.SIMPLE_HEAD,
-        title=f"spar league {folder}: {describe_game(game_of(table.rules))}, "
-        f"{table.matches} matches",
-        caption=f"rating: {unit} won over the league's average entrant, 95% interval"
-        + (f" (widened ×{r.dispersion ** 0.5:.2f}: the pairs are not all additive)"
-           if r.dispersion > 1 else "")
-        + f". The ratings agree with {table.agree} of the {table.decided} pair results "
-        "whose interval excludes 0.",
-    )  # fmt: skip
+    played = int(table.deals.sum()) // 2
+    console.print(f"spar league {folder}: {describe_game(game_of(table.rules))}, "
+                  f"{table.matches} matches, {played:,} deals", style="bold")  # fmt: skip
+    ratings = Table(box=box.SIMPLE_HEAD)
     for name, justify in (("#", "right"), ("agent", "left"), ("rating", "right"),
                           ("deals", "right"), ("met", "right")):  # fmt: skip
         ratings.add_column(name, justify=justify, no_wrap=name != "agent")
@@ -186,10 +180,17 @@ def print_league(table, folder: Path) -> None:
         ratings.add_row(str(place), spec, _cell(r.rating[i], r.halfwidth[i]),
                         f"{int(table.deals[i]):,}", str(int(table.opponents[i])))  # fmt: skip
     console.print(ratings)
+    widened = (f", widened ×{r.dispersion**0.5:.2f} as the pair results are not all additive"
+               if r.dispersion > 1 else "")  # fmt: skip
+    console.print(
+        f"rating: {unit} won over the league's average entrant, with its 95% interval{widened}.\n"
+        f"The ratings agree with {table.agree} of the {table.decided} pair results whose "
+        "interval excludes 0.\n"
+    )
     order = table.order()
-    pairs = Table(box=box.SIMPLE_HEAD, title="pair margins",
-                  caption=f"the row's payoff minus the column's when they meet, {unit}, "
-                  "95% interval; · never met")  # fmt: skip
+    console.print("pair margins: the row's payoff minus the column's when they meet, "
+                  f"{unit}, 95% interval (· never met)", style="bold")  # fmt: skip
+    pairs = Table(box=box.SIMPLE_HEAD)
     pairs.add_column("")
     for n, _ in enumerate(order, 1):
         pairs.add_column(f"#{n}", justify="right", no_wrap=True)
@@ -211,25 +212,27 @@ def plot_league(table, path: Path) -> None:
     names = [table.entrants[i] for i in order]
     rating = 100 * table.ratings.rating[order]
     half = 100 * np.nan_to_num(table.ratings.halfwidth[order])
-    fig = Figure(figsize=(13, 1.8 + 0.45 * k), layout="constrained")
+    fig = Figure(figsize=(6 + 0.55 * k, 1.8 + 0.45 * k), layout="constrained")
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.2])
     rows = np.arange(k)[::-1]
     shown = np.nan_to_num(rating)
     left.errorbar(shown, rows, xerr=half, fmt="o", color="#2a7ab9", ecolor="black", capsize=5)
     left.axvline(0, color="black", lw=0.8)
-    left.set_yticks(rows, names)
+    left.set_yticks(rows, [f"#{n} {name}" for n, name in enumerate(names, 1)])
     left.set_xlabel(f"rating ({table.rules.payoff} per 100 hands), 95% interval")
     left.grid(axis="x", alpha=0.3)
     margin = 100 * table.margin[np.ix_(order, order)]
     span = float(np.nanmax(np.abs(margin))) if np.isfinite(margin).any() else 1.0
     image = right.imshow(margin, cmap="RdBu", vmin=-span, vmax=span)
     right.set_xticks(range(k), [f"#{n}" for n in range(1, k + 1)])
-    right.set_yticks(range(k), [f"#{n} {name}" for n, name in enumerate(names, 1)])
+    right.set_yticks(range(k), [f"#{n}" for n in range(1, k + 1)])
     for a in range(k):
         for b in range(k):
             if np.isfinite(margin[a, b]):
-                right.text(b, a, f"{margin[a, b]:+.0f}", ha="center", va="center", fontsize=7)
+                dark = abs(margin[a, b]) > 0.6 * span
+                right.text(b, a, f"{margin[a, b]:+.0f}", ha="center", va="center", fontsize=7,
+                           color="white" if dark else "black")  # fmt: skip
     fig.colorbar(image, ax=right, label="row's margin over column, per 100 hands")
     from spar_agents.signature import describe_game
     from spar_train.league.store import game_of
