@@ -148,8 +148,10 @@ def installed(root: Path) -> None:
     print("spar bench ppo:runs/tiny random (the game from the run): ok")
 
     assert run(sys.executable, "-c", ENVS).strip().endswith("ok")  # the cwd leads sys.path
-    print("from a folder with agents/, train/ and train.py of the user's own: gymnasium.make("
-          "'spar_env/Spar-v0', opponents='heuristic') and the PettingZoo env: ok")
+    print(
+        "from a folder with agents/, train/ and train.py of the user's own: gymnasium.make("
+        "'spar_env/Spar-v0', opponents='heuristic') and the PettingZoo env: ok"
+    )
 
 
 if __name__ == "__main__":

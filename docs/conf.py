@@ -6,7 +6,12 @@ Build it as CI does (warnings are errors): ``bash .ci/docs``, or
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import spar_env
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))  # generated_pages
 
 project = "spar-rl"
 author = "the spar-rl authors"
@@ -19,9 +24,10 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
+    "generated_pages",  # the command and config references, from the code
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
 html_theme = "furo"
 html_title = f"spar-rl {release}"
 
@@ -42,5 +48,6 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
-# spar_env.rllib is documented without RLlib installed (its extra pins another Gymnasium).
-autodoc_mock_imports = ["ray.rllib"]
+# spar_env.rllib is documented without RLlib installed (its extra pins another Gymnasium),
+# and spar_env.openspiel without OpenSpiel.
+autodoc_mock_imports = ["ray.rllib", "pyspiel"]  # the openspiel extra is not needed to build

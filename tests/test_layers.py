@@ -101,6 +101,7 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 
 def _upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
     """Each module's imports of a floor above its own."""
+
     def floor(module: str) -> int:
         return FLOORS.index(module.partition(".")[0])
 

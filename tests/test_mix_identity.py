@@ -62,7 +62,7 @@ def test_an_edited_mix_is_refused_naming_the_change(mix_run, tmp_path) -> None:
     config = copy / "config.toml"
     text = config.read_text()
     assert text.count('variant = "sipa"') == 1
-    config.write_text(text.replace('players = 3', 'players = 4'))
+    config.write_text(text.replace("players = 3", "players = 4"))
     done = spar("train", "--resume", str(copy), cwd=tmp_path)
     assert done.returncode != 0
     err = done.stderr

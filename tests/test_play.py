@@ -264,7 +264,12 @@ def test_the_hint_shows_the_bots_probabilities() -> None:
 # ----- the real command in a pseudo-terminal -----------------------------------------
 def spawn(*args: str, **kwargs) -> pexpect.spawn:
     child = pexpect.spawn(
-        str(SPAR), ["play", *args], env=ENV, encoding="utf-8", timeout=60, dimensions=(50, 120),
+        str(SPAR),
+        ["play", *args],
+        env=ENV,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(50, 120),
         preexec_fn=default_sigint,  # its Ctrl-C test must not inherit an ignored SIGINT
     )
     return child

@@ -1,4 +1,4 @@
-"""The Python examples of the README and of docs/rules.md run as written, each on its own.
+"""The Python examples of the README and of every docs page run as written, each on its own.
 
 Every ```python block runs in a fresh interpreter (a subprocess of
 ``sys.executable``, in an empty directory), so a block that forgets an import
@@ -23,6 +23,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 RULES = ROOT / "docs" / "rules.md"
+# Every page of the manual: the README and docs/, less what the build writes.
+PAGES = [README] + sorted(
+    p
+    for p in (ROOT / "docs").rglob("*.md")
+    if not {"_build", "_api", "_generated"} & set(p.relative_to(ROOT / "docs").parts)
+)
 TIMEOUT = 240  # seconds per block; the MaskablePPO example takes about 10
 # A block that opens with `# pip install -e ".[EXTRA]"` needs that extra; where its library is
 # missing it is skipped. The rllib extra pins its own Gymnasium, so CI runs those blocks in a
@@ -40,9 +46,7 @@ def extra_of(block: str) -> str | None:
     return found and found[1]
 
 
-BLOCKS = [
-    (path, i, block) for path in (README, RULES) for i, block in enumerate(python_blocks(path))
-]
+BLOCKS = [(path, i, block) for path in PAGES for i, block in enumerate(python_blocks(path))]
 
 
 def run_block(block: str, where: Path) -> subprocess.CompletedProcess[str]:
@@ -60,10 +64,11 @@ def run_block(block: str, where: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_docs_have_python_examples() -> None:
-    assert len(python_blocks(README)) >= 6
-    assert len(python_blocks(RULES)) >= 1
-    assert any("MaskablePPO" in block for block in python_blocks(README))
-    extras = [extra_of(block) for block in python_blocks(README)]
+    every = [block for path in PAGES for block in python_blocks(path)]
+    assert len(every) >= 12
+    assert python_blocks(README) and python_blocks(RULES)
+    assert any("MaskablePPO" in block for block in every)
+    extras = [extra_of(block) for block in every]
     assert extras.count("rllib") >= 3 and "tianshou" in extras
     assert set(extras) - {None} <= set(EXTRA_LIBRARIES)
 
@@ -117,3 +122,29 @@ def test_the_rules_page_record_replays() -> None:
 def test_the_readme_links_the_rules_page() -> None:
     text = README.read_text(encoding="utf-8")
     assert "(docs/rules.md)" in text and "RULES.md" not in text
+
+
+def test_the_readme_is_a_front_page_with_its_two_commands() -> None:
+    """At most 250 lines, and its two set-up commands: one trains, one runs CI's test command."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    bash = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    setup = [line for block in bash for line in block.splitlines() if "python3 -m venv" in line]
+    assert len(setup) == 2
+    assert setup[0].endswith("pip install -e . && spar train")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = setup[1].rsplit("&& ", 1)[1]
+    assert test_command == "python -m pytest -n auto" and f"\n{test_command}\n" in ci
+
+
+def test_every_link_of_the_readme_and_the_pages_leads_to_a_file() -> None:
+    """Relative links (README and docs pages) name files that exist, anchors aside."""
+    broken = []
+    for page in PAGES:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (page.parent / target.split("#", 1)[0]).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []

@@ -1,8 +1,8 @@
-"""The README's ``spar record`` and ``spar replay`` examples print what the README shows.
+"""The manual's ``spar record`` and ``spar replay`` examples print what it shows.
 
-The commands are read from the README's bash blocks and run as written (through
+The commands are read from the page's bash blocks and run as written (through
 the ``spar`` entry point, in a fresh interpreter); the first line they print
-must be the README's JSON block, character for character. Cheap: 1000 random
+must be the page's JSON block, character for character. Cheap: 1000 random
 hands record and replay in well under a second.
 """
 
@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "export-and-play.md"
 SPAR = [sys.executable, "-c", "import sys; from spar_apps.cli import main; sys.exit(main())"]
 
 
 def section(title: str) -> str:
-    """The README's text under the ``### `spar <title>``` heading, up to the next heading."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"### `spar {title}`")
-    end = text.find("\n### ", start + 1)
+    """The page's text under the ``## `spar <title>``` heading, up to the next heading."""
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index(f"## `spar {title}`")
+    end = text.find("\n## ", start + 1)
     return text[start : end if end > 0 else None]
 
 
@@ -40,7 +40,7 @@ def spar(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.Com
 
 
 def command(line: str) -> tuple[list[str], str | None]:
-    """A README command line ``spar ARGS [> FILE]`` as (ARGS, FILE)."""
+    """A page's command line ``spar ARGS [> FILE]`` as (ARGS, FILE)."""
     words = shlex.split(line.split("#", 1)[0])
     assert words[0] == "spar", line
     if ">" in words:
@@ -51,10 +51,10 @@ def command(line: str) -> tuple[list[str], str | None]:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """Run the README's ``spar record`` line; return the directory and the file it wrote."""
+    """Run the page's ``spar record`` line; return the directory and the file it wrote."""
     where = tmp_path_factory.mktemp("readme_record")
     args, out = command(blocks(section("record"), "bash")[0].splitlines()[0])
-    assert out is not None, "the README's spar record example writes a file"
+    assert out is not None, "the page's spar record example writes a file"
     done = spar(args, where)
     assert done.returncode == 0, done.stderr
     (where / out).write_text(done.stdout, encoding="utf-8")
@@ -65,12 +65,12 @@ def test_spar_record_prints_the_readme_record(recorded: tuple[Path, str]) -> Non
     where, out = recorded
     first = (where / out).read_text(encoding="utf-8").splitlines()[0]
     shown = blocks(section("record"), "json")[0].strip()
-    assert first == shown, f"the README shows\n{shown}\nbut spar record prints\n{first}"
+    assert first == shown, f"the page shows\n{shown}\nbut spar record prints\n{first}"
     assert json.loads(first)["variant"] == "sipa"
 
 
 def test_records_do_not_depend_on_batch(recorded: tuple[Path, str], tmp_path: Path) -> None:
-    """As the README says: ``--batch`` changes the speed only."""
+    """As the page says: ``--batch`` changes the speed only."""
     where, out = recorded
     args, _ = command(blocks(section("record"), "bash")[0].splitlines()[0])
     done = spar([*args, "--batch", "64"], tmp_path)

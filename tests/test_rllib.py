@@ -2,7 +2,7 @@
 
 These need the ``rllib`` extra, whose Ray pins its own Gymnasium, so CI runs
 them in a virtual environment of their own (``.ci/rllib``), with the
-README's RLlib examples, which train (locally and on a remote env runner).
+manual's RLlib examples (docs/guide/integrations.md), which train (locally and on a remote env runner).
 No test here starts Ray.
 """
 

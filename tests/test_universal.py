@@ -78,7 +78,9 @@ def test_the_rules_block_tells_the_games_apart() -> None:
     }
     assert len(set(rows.values())) == len(GAMES)
     spar = view_for(make_rules("spar"))
-    six_of_hearts = universal_observation.universal_card(make_rules("spar"), make_rules("spar").card_id("6H"))
+    six_of_hearts = universal_observation.universal_card(
+        make_rules("spar"), make_rules("spar").card_id("6H")
+    )
     assert spar.constants[OFFSETS["card_points"] + six_of_hearts] == 3
 
 
@@ -104,11 +106,18 @@ def test_a_mix_names_its_games_and_shares_the_rollout_out() -> None:
         ('[{variant = "spar", players = "many"}]', r"game.mix\[0\].players: must be"),
         ('[{variant = "spar", weight = -1}]', r"game.mix\[0\].weight: must be a positive"),
         ('[{variant = "spar", colour = 1}]', r"game.mix\[0\].colour: unknown key"),
-        ('[{variant = "spar", weight = inf}]', r"game.mix\[0\].weight: must be a positive number of"),
-        ('[{players = 2, weight = 1e308}, {players = 3, weight = 1e308}]',
-         r"game.mix\[0\].weight: .* at most 1e\+06; got 1e\+308"),
-        ('[{variant = "sipa", options = {players = 3}}]',
-         r"game.mix\[0\].options.players: give players beside options"),
+        (
+            '[{variant = "spar", weight = inf}]',
+            r"game.mix\[0\].weight: must be a positive number of",
+        ),
+        (
+            "[{players = 2, weight = 1e308}, {players = 3, weight = 1e308}]",
+            r"game.mix\[0\].weight: .* at most 1e\+06; got 1e\+308",
+        ),
+        (
+            '[{variant = "sipa", options = {players = 3}}]',
+            r"game.mix\[0\].options.players: give players beside options",
+        ),
         # the first entry's players are ppo_tiny's own (2): [game] gives a mix's defaults
         ('[{variant = "spar"}, {variant = "spar", players = [2]}]', "spar2 is listed twice"),
     ],
@@ -379,8 +388,13 @@ def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path, monkeyp
     assert len(lines) == 4 + 1  # the four games and the zero line
     for game in ("spar2", "spar3", "sipa3", "spar4_weak_hand_exchange_true"):
         steps, mean = scalars[f"eval/{game}/payoff_vs_heuristic"]
-        assert sum(np.array_equal(line.get_xdata(), steps)
-                   and np.array_equal(line.get_ydata(), mean) for line in lines) == 1, game
+        assert (
+            sum(
+                np.array_equal(line.get_xdata(), steps) and np.array_equal(line.get_ydata(), mean)
+                for line in lines
+            )
+            == 1
+        ), game
     legend = [text.get_text() for text in each_game.get_legend().get_texts()]
     assert legend == ["sipa", "spar"]
 

@@ -80,7 +80,7 @@ def test_spar_train_bench_and_play(folder: Path) -> None:
     assert sorted(p.name for p in (folder / "runs" / "mine" / "checkpoints").glob("*.pt"))
     done = spar(folder, "bench", "ppo:runs/mine", "heuristic", "--deals", "40", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
-    figures, _ = json.JSONDecoder().raw_decode(done.stdout[done.stdout.index("{"):])
+    figures, _ = json.JSONDecoder().raw_decode(done.stdout[done.stdout.index("{") :])
     assert {a["spec"] for a in figures["agents"]} == {"ppo:runs/mine", "heuristic"}
     done = spar(folder, "play", "--seed", "1", "--players", "2", input="")  # leaves at the prompt
     assert done.returncode == 0, done.stderr[-3000:]
@@ -99,7 +99,9 @@ def test_spar_serve(folder: Path) -> None:
             offer = json.load(answer)
         assert answer.status == 200 and offer
         request = urllib.request.Request(
-            f"http://{address}/api/games", method="POST", data=b'{"variant": "spar", "players": 2, "opponents": "heuristic"}',
+            f"http://{address}/api/games",
+            method="POST",
+            data=b'{"variant": "spar", "players": 2, "opponents": "heuristic"}',
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=120) as answer:

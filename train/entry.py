@@ -76,7 +76,9 @@ def run(
         _note_a_restart(Path(resume), config.algorithm)
     else:
         if config is None:
-            raise ConfigError("run: give a config (spar_train.config.load_config) or a run to resume")
+            raise ConfigError(
+                "run: give a config (spar_train.config.load_config) or a run to resume"
+            )
         if overrides:
             raise ConfigError("overrides: only a resumed run takes them here; use load_config")
         config = _with_timeout(_with_ray(config, ray), ray_timeout)

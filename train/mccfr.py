@@ -86,9 +86,7 @@ def run_mccfr(
         return _run(config, run_dir, resume=not fresh, report=report)
 
 
-def _run(
-    config: Any, run_dir: Path, *, resume: bool, report: Reporter | None
-) -> MCCFRResult:
+def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -> MCCFRResult:
     """The run inside its locked folder (:func:`run_mccfr`)."""
     from torch.utils.tensorboard import SummaryWriter  # torch only for the log
 

@@ -210,7 +210,9 @@ def _run(
         check_fits(saved, file, config.model.hidden, model.privileged)
         restore_checked(
             file,
-            lambda: _restore(saved, config, rules, model, optimizer, rng, pool, collector, counters),
+            lambda: _restore(
+                saved, config, rules, model, optimizer, rng, pool, collector, counters
+            ),
         )
     else:
         with atomic_output(run_dir / CONFIG_FILE) as f:

@@ -35,7 +35,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class RunSection:
     name: str = "spar4"  # the run folder: runs/<name>
-    seed: int = 0
+    seed: int = 0  # the seed of every deal, rollout and evaluation
     updates: int = 500  # PPO updates in all (each after one rollout)
     max_minutes: float = 15.0  # stop early after this much wall clock (0: no limit)
     threads: int = 2  # torch threads
@@ -45,8 +45,8 @@ class RunSection:
 
 @dataclass(frozen=True)
 class GameSection:
-    variant: str = "spar"
-    players: int = 4
+    variant: str = "spar"  # a preset (spar_env.rules.PRESETS)
+    players: int = 4  # seats at the table
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
     # Many games for one network instead (spar_train.game_mix): tables of variant, players
     # (a count, a list or "all"), options and weight. Empty: the one game above.
@@ -67,18 +67,18 @@ _UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.
 
 @dataclass(frozen=True)
 class PPOSection:
-    lr: float = 3e-4
+    lr: float = 3e-4  # Adam's learning rate
     lr_schedule: str = "linear"  # linear (to 0 at the last update) | constant
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
+    gamma: float = 1.0  # discount over a hand's decisions (1: none)
+    gae_lambda: float = 0.95  # GAE's lambda
     # The update's settings, as in PPOSettings (spar_train.ppo.ppo_settings passes them on):
-    epochs: int = _UPDATE.epochs
-    minibatch_size: int = _UPDATE.minibatch_size
-    clip: float = _UPDATE.clip
+    epochs: int = _UPDATE.epochs  # passes over each rollout
+    minibatch_size: int = _UPDATE.minibatch_size  # decisions per gradient step
+    clip: float = _UPDATE.clip  # PPO's ratio clip
     value_clip: float = _UPDATE.value_clip  # 0: no value clipping
-    ent_coef: float = _UPDATE.ent_coef
-    vf_coef: float = _UPDATE.vf_coef
-    max_grad_norm: float = _UPDATE.max_grad_norm
+    ent_coef: float = _UPDATE.ent_coef  # entropy bonus
+    vf_coef: float = _UPDATE.vf_coef  # value loss weight
+    max_grad_norm: float = _UPDATE.max_grad_norm  # gradient norm clip
     target_kl: float = _UPDATE.target_kl  # stop an update's epochs past this KL (0: never)
     # The arithmetic of the update's matrix products: auto (bfloat16 where the
     # CPU has it natively, else float32) | float32 | bfloat16
@@ -89,7 +89,7 @@ class PPOSection:
 
 @dataclass(frozen=True)
 class ModelSection:
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  # widths of the hidden layers
     privileged_critic: bool = True  # the critic also sees the other hands (training only)
 
 
@@ -110,9 +110,9 @@ class EvalSection:
     every: int = 20  # updates between evaluations (and one at the end)
     deals: int = 2000  # duplicate deals against each opponent
     seed: int = 12345  # the same deals at every evaluation
-    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # agent specs
     pimc_every: int = 0  # evaluations between pimc evaluations (0: never)
-    pimc_deals: int = 200
+    pimc_deals: int = 200  # deals of each pimc evaluation (pimc is slow)
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ class WarmStartSection:
     imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
     updates: int = 60  # imitation steps
     games: int = 2048  # games per batch of imitated decisions
-    lr: float = 1e-3
+    lr: float = 1e-3  # the imitation's learning rate
 
 
 @dataclass(frozen=True)
@@ -141,13 +141,13 @@ class MCCFRSection:
     eval_every: int = 100  # batches between evaluations and saves (and one at the end)
     eval_deals: int = 2000  # duplicate deals against each opponent
     eval_seed: int = 12345  # the same deals at every evaluation
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # specs
 
 
 @dataclass(frozen=True)
 class SolverSection:
     algorithm: str = "dcfr"  # cfr | cfr+ | dcfr | pcfr+
-    iterations: int = 2000
+    iterations: int = 2000  # solver iterations (at most)
     seconds: float = 0.0  # stop once the solver has run this long (0: no limit)
     target_nash_conv: float = 0.0  # stop once NashConv is below this (0: never)
     eval_every: int = 100  # iterations between exact evaluations (and log points)

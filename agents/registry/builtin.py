@@ -69,3 +69,10 @@ def _onnx(rules: Ruleset, path: str | None = None, greedy: bool = True):
     if path is None:
         raise ValueError("onnx needs an exported bot file or a shipped bot's name: onnx:spar4")
     return OnnxAgent.from_path(rules, resolve_bot(str(path)), greedy=greedy)
+
+
+@register("py")
+def _py(rules: Ruleset, path: str | None = None, **params: object):
+    from spar_agents.registry.user import user_agent
+
+    return user_agent(path, rules, params)

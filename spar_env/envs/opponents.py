@@ -150,6 +150,4 @@ def resolve_opponents(
         raise ValueError(
             f"opponents must be one spec or {n - 1} specs (one per other seat); got {len(specs)}"
         )
-    return [
-        resolve_policy(s, rules, f"opponents[{i}]", builder) for i, s in enumerate(specs)
-    ]
+    return [resolve_policy(s, rules, f"opponents[{i}]", builder) for i, s in enumerate(specs)]
