@@ -248,3 +248,28 @@ def test_the_league_guide_runs_as_written(tmp_path: Path) -> None:
                               timeout=300, check=True)  # fmt: skip
         out = done.stdout
     assert [x.rstrip() for x in out.splitlines()] == shown.splitlines()
+
+
+SMALL = {  # each command of the tutorial, made small: the same command with sizes appended
+    "train": ["--set", "run.updates=1", "--set", "warmstart.updates=1", "--set", "rollout.games=64",
+              "--set", "eval.deals=20"],
+    "bench": ["--deals", "20"],
+}  # fmt: skip
+
+
+def test_the_another_game_tutorial_runs_with_small_sizes(tmp_path: Path) -> None:
+    """The tutorial's three commands (and its variation) run as written, with smaller sizes."""
+    import re
+    import shlex
+
+    page = (Path(__file__).parents[1] / "docs" / "guide" / "tutorial-another-game.md").read_text()
+    lines = [line for block in re.findall(r"```bash\n(.*?)```", page, re.S)
+             for line in block.splitlines()]  # fmt: skip
+    assert len(lines) == 4 and lines[0] == "spar train ppo_sipa3"
+    for line in lines:
+        argv = shlex.split(line)
+        argv += SMALL.get(argv[1], [])
+        done = subprocess.run([SPAR, *argv[1:]], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=600, check=False)  # fmt: skip
+        assert done.returncode == 0, (line, done.stderr)
+    assert load(tmp_path / "sipa-league").game == {"variant": "sipa", "players": 3, "options": {}}

@@ -68,7 +68,7 @@ def config_page() -> str:
         readers = ", ".join(f'`algorithm = "{a}"`' for a, names in sections.SECTIONS_OF.items()
                             if name in names)  # fmt: skip
         out.append(
-            f"### `[{name}]`\n\nRead by {readers}.\n\n| key | default | meaning |\n|---|---|---|"
+            f"## `[{name}]`\n\nRead by {readers}.\n\n| key | default | meaning |\n|---|---|---|"
         )
         default = kind()
         for f in dataclasses.fields(kind):
