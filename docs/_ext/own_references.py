@@ -62,7 +62,11 @@ def _import(path: str) -> Any:
             continue
         try:
             for name in parts[cut:]:
-                obj = inspect.getattr_static(obj, name) if inspect.isclass(obj) else getattr(obj, name)
+                obj = (
+                    inspect.getattr_static(obj, name)
+                    if inspect.isclass(obj)
+                    else getattr(obj, name)
+                )
         except AttributeError:
             return None
         return obj
