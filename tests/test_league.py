@@ -273,3 +273,24 @@ def test_the_another_game_tutorial_runs_with_small_sizes(tmp_path: Path) -> None
                               timeout=600, check=False)  # fmt: skip
         assert done.returncode == 0, (line, done.stderr)
     assert load(tmp_path / "sipa-league").game == {"variant": "sipa", "players": 3, "options": {}}
+
+
+def test_ctrl_c_stops_a_play_in_one_line_keeping_its_matches(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "lg"
+    assert cli(capsys, "league", "add", folder, *FOUR)[0] == 0
+    child = subprocess.Popen([SPAR, "league", "play", folder, "--deals", "100000", "--match", "500"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint)  # fmt: skip
+    try:
+        while not load(folder).played and child.poll() is None:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert err.strip().splitlines() == [
+        f"spar league: stopped; every finished match is kept, and spar league play {folder} "
+        "goes on with the round it had planned"
+    ]
+    assert load(folder).played

@@ -121,9 +121,15 @@ def run_play(args: argparse.Namespace) -> int:
 
     with progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
-        done = play_league(args.folder, args.deals, match_deals=args.match,
-                           round_size=args.round, minutes=args.minutes, ray=args.ray,
-                           on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
+        try:
+            done = play_league(args.folder, args.deals, match_deals=args.match,
+                               round_size=args.round, minutes=args.minutes, ray=args.ray,
+                               on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
+        except KeyboardInterrupt:
+            bar.stop()
+            print(f"spar league: stopped; every finished match is kept, and spar league play "
+                  f"{args.folder} goes on with the round it had planned", file=sys.stderr)  # fmt: skip
+            return 130
     print(f"spar league: {args.folder}: played {done:,} deals; spar league show "
           f"{args.folder} prints the table")  # fmt: skip
     return 0
