@@ -168,9 +168,9 @@ def plan(
         if fresh:
             pair = fresh[0]
         else:
-            pair = min(pairs, key=lambda p: _widest_after(laplacian, idx, p, deals / var[p]))
+            pair = min(pairs, key=lambda p: _widest_after(laplacian, idx, p, deals / float(var[p])))
         chosen.append(pair)
-        _add_edge(laplacian, *pair, deals / var[pair])
+        _add_edge(laplacian, *pair, deals / float(var[pair]))
     return chosen
 
 
