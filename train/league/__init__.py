@@ -193,8 +193,7 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     """The league's table. With ``check_loads``, each spec is built to see that it still loads
     (an entrant that does not is still rated from the matches it played)."""
     k = len(league.entrants)
-    totals = PairTotals(k, (m.result for m in sorted(league.played, key=lambda m: m.index)
-                            if m.result is not None))  # fmt: skip
+    totals = _totals(league)
     ratings = fit(totals, range(k))
     margin, half = totals.mean(), totals.mean_halfwidth()
     rating = ratings.rating
@@ -208,7 +207,7 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     loads = None
     if check_loads:
         rules = league.rules
-        loads = tuple(_loads(spec, rules) is None for spec in league.entrants)
+        loads = tuple(_build(spec, rules)[0] is not None for spec in league.entrants)
     return Standings(
         rules=league.rules, entrants=tuple(league.entrants), loads=loads, ratings=ratings,
         deals=totals.deals.sum(axis=1), opponents=(totals.deals > 0).sum(axis=1),
@@ -219,7 +218,7 @@ def standings(league: League, check_loads: bool = False) -> Standings:
 
 def _plan_round(league: League, active: list[int], deals_left: int, match_deals: int,
                 round_size: int) -> list[Match]:  # fmt: skip
-    totals = PairTotals(len(league.entrants), (m.result for m in league.played if m.result))
+    totals = _totals(league)
     count = min(round_size, -(-deals_left // match_deals))
     first = league.next_index()
     return [Match(first + n, a, b, match_deals, league.match_seed(first + n))
@@ -230,24 +229,30 @@ def _specs_of(league: League) -> Callable[[Match], tuple[str, str]]:
     return lambda m: (league.entrants[m.a], league.entrants[m.b])
 
 
+def _totals(league: League) -> PairTotals:
+    """The played matches' totals, summed in schedule order (the same sums here and on Ray)."""
+    played = sorted(league.played, key=lambda m: m.index)
+    return PairTotals(len(league.entrants), (m.result for m in played if m.result is not None))
+
+
 def _loadable(league: League, rules: Ruleset,
               on_skip: Callable[[str, str], None] | None) -> dict[str, Agent]:  # fmt: skip
     agents: dict[str, Agent] = {}
     for spec in league.entrants:
-        try:
-            agents[spec] = make_agent(spec, rules)
-        except (ValueError, OSError) as e:
-            if on_skip is not None:
-                on_skip(spec, " ".join(str(e).split()))
+        agent, why = _build(spec, rules)
+        if agent is not None:
+            agents[spec] = agent
+        elif on_skip is not None:
+            on_skip(spec, why)
     return agents
 
 
-def _loads(spec: str, rules: Ruleset) -> str | None:
+def _build(spec: str, rules: Ruleset) -> tuple[Agent | None, str]:
+    """The agent of ``spec``, or None and why it does not load."""
     try:
-        make_agent(spec, rules)
+        return make_agent(spec, rules), ""
     except (ValueError, OSError) as e:
-        return str(e)
-    return None
+        return None, " ".join(str(e).split())
 
 
 def _late(started: float, minutes: float | None) -> bool:
