@@ -58,15 +58,29 @@ def is_universal(signature: dict[str, Any]) -> bool:
 
 
 def check_signature(signature: dict[str, Any], rules: Ruleset, where: str) -> str | None:
-    """Why a policy with ``signature`` may not play ``rules`` (naming both), or ``None``."""
+    """Why a policy with ``signature`` may not play ``rules`` (naming both), or ``None``.
+
+    A universal policy covers its games with any session end (:func:`hand_game`)."""
     if is_universal(signature):
-        if game_key(rules) in signature["games"]:
+        if hand_game(game_key(rules)) in map(hand_game, signature["games"]):
             return None
         return f"{where} covers {describe(signature)}, but not {describe_game(game_key(rules))}"
     wanted = game_signature(rules)
     if signature == wanted:
         return None
     return f"{where} was trained for {describe(signature)}, but this game is {describe(wanted)}"
+
+
+def hand_game(game: dict[str, Any]) -> dict[str, Any]:
+    """A game key without its session end: what one hand is.
+
+    A universal policy reads the session end and the scores as inputs, and was
+    trained on the payoff of each hand, so a game it covers is covered with
+    any end: to 6 or 20 points, with stones or for K hands. ``spar bench
+    --matches`` measures how it plays them (benchmarks/README.md).
+    """
+    options = {k: v for k, v in game["options"].items() if k != "end"}
+    return {**game, "options": options}
 
 
 def rules_of(signature: dict[str, Any]) -> Ruleset:

@@ -120,3 +120,36 @@ def test_bad_options_are_one_line_errors(capsys, argv: tuple[str, ...], message:
 def test_no_agents_is_a_usage_error(capsys) -> None:
     status, _, err = bench(capsys)
     assert status == 2 and "AGENT" in err
+
+
+def test_matches_bench_whole_sessions_as_a_table_json_csv_and_chart(capsys, tmp_path) -> None:
+    argv = ("heuristic", "random", "--players", "2", "--set", "end=target:5", "--seed", "2")
+    status, out, err = bench(capsys, *argv, "--matches", "40", "--json")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    assert (data["matches"], data["rotations"], data["games"], data["end"]) == (
+        40, 2, 80, "target:5",
+    )  # fmt: skip
+    heuristic, random = data["agents"]
+    assert heuristic["match_share"] + random["match_share"] == pytest.approx(1.0)
+    assert heuristic["fair_share"] == 0.5 and data["mean_hands"] >= 2
+    low, high = heuristic["match_ci95"]
+    assert low < heuristic["match_share"] < high
+    status, out, _ = bench(
+        capsys, *argv, "--matches", "40", "--csv", str(tmp_path / "m.csv"),
+        "--plot", str(tmp_path / "m.png"),
+    )  # fmt: skip
+    assert status == 0
+    assert "matches won" in out and "hands per match" in out
+    rows = list(csv.DictReader((tmp_path / "m.csv").open()))
+    assert [r["spec"] for r in rows] == ["heuristic", "random"]
+    assert float(rows[0]["match_share"]) == pytest.approx(heuristic["match_share"])
+    assert (tmp_path / "m.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_matches_need_a_session_end_and_exclude_deals(capsys) -> None:
+    status, _, err = bench(capsys, "heuristic", "random", "--variant", "fapfap", "--matches", "5")
+    assert status == 2
+    assert "open session" in err and "--set end=target:10" in err and len(err.splitlines()) == 1
+    assert main(["bench", "heuristic", "random", "--matches", "5", "--deals", "5"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -346,8 +346,13 @@ def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() 
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0
-    child = spawn("--target", "20", "--seed", "14")
-    child.expect(r"no\s+shipped\s+bot\s+plays\s+spar\s+with\s+4\s+players\s+\(end=target:20\)")
+    child = spawn("--target", "20", "--seed", "14")  # a covered game, to another end
+    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:universal\)")
+    child.expect("your card: ")
+    child.sendline("q")
+    assert finish(child) == 0
+    child = spawn("--set", "last_two=bonus", "--seed", "14")
+    child.expect(r"no\s+shipped\s+bot\s+plays\s+spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
     child.expect(r"your\s+opponents\s+are\s+heuristic")
     child.expect("your card: ")
     child.sendeof()
@@ -364,7 +369,18 @@ def test_spar_play_refuses_bad_options_in_one_line(capsys) -> None:
     assert main(["play", "--hint", "heuristic"]) == 2
     assert "a hint needs an onnx or ppo bot" in capsys.readouterr().err
     assert (
-        main(["play", "--opponents", "heuristic", "--players", "3", "--target", "20", "--hint"])
+        main(
+            [
+                "play",
+                "--opponents",
+                "heuristic",
+                "--players",
+                "3",
+                "--set",
+                "last_two=bonus",
+                "--hint",
+            ]
+        )  # fmt: skip
         == 2
     )
     assert "--hint: no shipped bot plays this game; name one" in capsys.readouterr().err

@@ -24,8 +24,14 @@ from spar_apps.cli import main
 from spar_env.rules import make_rules
 from spar_train.config import ConfigError, load_config, rules_of
 from spar_train.distributed import check_address, require_ray
-from spar_train.distributed.bench import TASK_NAME, run_tournament_on_ray, spread
+from spar_train.distributed.bench import (
+    TASK_NAME,
+    run_match_bench_on_ray,
+    run_tournament_on_ray,
+    spread,
+)
 from spar_train.distributed.rollout import RayCollector
+from spar_train.match.bench import run_match_bench
 from spar_train.model import build_model
 from spar_train.opponent_pool import OpponentPool
 from spar_train.ppo import to_batch, train
@@ -92,6 +98,18 @@ def test_the_bench_on_ray_gives_the_figures_of_a_local_run(local_ray) -> None:
     assert len(heard) == 8 and heard == sorted(heard) and heard[-1] == 1500  # one per task
     # The chunk is part of what fixes the figures: the agents draw one generator per batch.
     assert run_tournament(lineup, rules, 1500, seed=3, chunk=300).to_dict() != local.to_dict()
+
+
+def test_the_match_bench_on_ray_gives_the_figures_of_a_local_run(local_ray, capsys) -> None:
+    rules = make_rules("spar", players=3, end="target:6")
+    on_ray = run_match_bench_on_ray(["heuristic", "random"], rules, 90, seed=2, chunk=40)
+    local = run_match_bench(["heuristic", "random"], rules, 90, seed=2, chunk=40)
+    assert on_ray.to_dict() == local.to_dict()
+    args = ["bench", "heuristic", "random", "--players", "2", "--matches", "30", "--json"]
+    assert main([*args, "--chunk", "10", "--ray"]) == 0
+    from_ray = json.loads(capsys.readouterr().out)
+    assert main([*args, "--chunk", "10"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_ray
 
 
 def test_a_bench_task_whose_worker_is_killed_is_run_again(local_ray) -> None:

@@ -242,7 +242,9 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
         rules = rules_of({"games": [game]})
         spec, note = _default_spec(rules)
         assert (spec, note) == ("onnx:universal", None), game
-    assert _default_spec(make_rules("spar", players=4, end="target:20"))[0] == "heuristic"
+    for end in ("target:20", "stones:30", "hands:5"):  # a covered game, to any end
+        assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:universal"
+    assert _default_spec(make_rules("spar", players=4, last_two="bonus"))[0] == "heuristic"
 
 
 @pytest.mark.parametrize(

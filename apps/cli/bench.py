@@ -10,6 +10,12 @@ the seats in order and repeats when shorter than the table.
     spar bench heuristic low low low --variant sipa --json
     spar bench pimc heuristic heuristic heuristic --deals 20000 --chunk 500 --ray
     spar bench ppo:runs/spar2 random          # the game the run was trained for
+    spar bench heuristic random --matches 2000        # whole matches, to the session end
+
+With --matches, each match is played to the game's session end (spar: first to
+10; --set end=target:15, stones:30 or hands:5 choose another), in every rotation
+of the seating, and the table gives each agent's share of matches won with its
+95% interval over matches, beside its payoff per hand and the match length.
 
 Without --variant and --players, the game is the one the first ppo:, onnx:
 or cfr: agent was made for (--set still applies), and a line says so.
@@ -42,6 +48,7 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from spar_train.match.bench import DEFAULT_MATCH_CHUNK
     from spar_train.tournament import DEFAULT_CHUNK
 
     p = add_command(
@@ -56,17 +63,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(e.g. heuristic random random random; heuristic random sits them alternately)",
     )
     add_rules_arguments(p)
-    p.add_argument(
+    count = p.add_mutually_exclusive_group()
+    count.add_argument(
         "--deals", type=positive_int_at_most(MAX_DEALS, "deals"), default=1000, help="deals to play"
+    )
+    count.add_argument(
+        "--matches",
+        type=positive_int_at_most(MAX_DEALS, "matches"),
+        metavar="N",
+        help="play N whole matches to the session end instead of single hands",
     )
     p.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents, 0 or more")
     p.add_argument(
         "--chunk",
         type=positive_int_at_most(MAX_GAMES, "deals at once"),
-        default=DEFAULT_CHUNK,
-        metavar="DEALS",
-        help="deals played at once (the agents draw one generator per batch, so the figures "
-        "depend on the seed and the chunk; with --ray, one task per batch)",
+        metavar="COUNT",
+        help="deals (or matches) played at once (the agents draw one generator per batch, so "
+        f"the figures depend on the seed and the chunk; with --ray, one task per batch; "
+        f"default {DEFAULT_CHUNK} deals, {DEFAULT_MATCH_CHUNK} matches)",
     )
     add_ray_option(p, "play the batches as tasks")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -109,7 +123,8 @@ def shipped_bots_line() -> str:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from spar_train.tournament import run_tournament
+    from spar_train.match.bench import DEFAULT_MATCH_CHUNK
+    from spar_train.tournament import DEFAULT_CHUNK
 
     rules, note = rules_from_lineup(args, args.agents)
     if note:  # on stderr: stdout may be the JSON
@@ -118,48 +133,73 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.csv, "--csv")
     if args.plot is not None:
         check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
-    play = run_tournament if args.ray is None else _on_ray(args)
+    matches = args.matches is not None
+    if matches and rules.end_kind == "open":
+        raise ValueError(
+            f"{rules.variant} is an open session, so a match never ends: "
+            "give one with --set end=target:10 (or stones:K, hands:K)"
+        )
+    what = "matches" if matches else "deals"
+    total = args.matches if matches else args.deals
+    chunk = args.chunk or (DEFAULT_MATCH_CHUNK if matches else DEFAULT_CHUNK)
+    play = _local(matches) if args.ray is None else _on_ray(args, total, chunk, matches)
     started = time.perf_counter()
     with progress_bar(Console(stderr=True)) as bar:
-        task = bar.add_task("deals", total=args.deals)
+        task = bar.add_task(what, total=total)
         result = play(
             args.agents,
             rules,
-            args.deals,
+            total,
             args.seed,
-            chunk=args.chunk,
+            chunk=chunk,
             progress=lambda done, total: bar.update(task, completed=done),
         )
     seconds = time.perf_counter() - started
     # Files first: a reader that closes stdout early (`| head`) must not cost them.
     if args.csv is not None:
-        write_csv(result, args.csv)
+        (write_match_csv if matches else write_csv)(result, args.csv)
     if args.plot is not None:
-        plot_means(result, args.plot)
+        (plot_match_shares if matches else plot_means)(result, args.plot)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
+    elif matches:
+        _print_match_table(result, seconds)
     else:
         _print_tables(result, seconds)
     return 0
 
 
-def _on_ray(args: argparse.Namespace):
-    """The tournament on Ray, after a note if the chunk leaves some of the cluster's CPUs idle."""
+def _local(matches: bool):
+    if matches:
+        from spar_train.match.bench import run_match_bench
+
+        return run_match_bench
+    from spar_train.tournament import run_tournament
+
+    return run_tournament
+
+
+def _on_ray(args: argparse.Namespace, total: int, chunk: int, matches: bool):
+    """The bench on Ray, after a note if the chunk leaves some of the cluster's CPUs idle."""
     from spar_train.distributed import cluster_cpus, connect
-    from spar_train.distributed.bench import run_tournament_on_ray, spread
+    from spar_train.distributed.bench import (
+        run_match_bench_on_ray,
+        run_tournament_on_ray,
+        spread,
+    )
 
     connect(args.ray, args.ray_timeout)  # None: the default
     cpus = cluster_cpus()
-    better = spread(args.deals, args.chunk, cpus)
+    better = spread(total, chunk, cpus)
     if better is not None:
-        tasks = -(-args.deals // args.chunk)
+        tasks = -(-total // chunk)
         print(
-            f"spar bench: note: {args.deals:,} deals make {tasks} task{'s' * (tasks > 1)} of "
-            f"--chunk {args.chunk} for {cpus} CPUs; --chunk {better} gives each CPU one "
-            "(the figures are then those of a local run with that chunk)",
+            f"spar bench: note: {total:,} {'matches' if matches else 'deals'} make {tasks} "
+            f"task{'s' * (tasks > 1)} of --chunk {chunk} for {cpus} CPUs; --chunk {better} "
+            "gives each CPU one (the figures are then those of a local run with that chunk)",
             file=sys.stderr,
         )
-    return run_tournament_on_ray
+    return run_match_bench_on_ray if matches else run_tournament_on_ray
 
 
 def progress_bar(console):
@@ -242,6 +282,74 @@ def _print_tables(result, seconds: float) -> None:
     console.print(h2h)
 
 
+def _print_match_table(result, seconds: float) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    rules = result.rules
+    ties = f"; {result.ties:.1%} of matches tied" if result.ties else ""
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=(
+            f"spar bench: {rules.variant} {rules.end}, {rules.players} players, "
+            f"{result.matches:,} matches × {result.seating.rotations} rotations, seed {result.seed}"
+        ),
+        caption=(
+            f"matches won, with the 95% CI over matches; the fair share is seats / players. "
+            f"{result.mean_hands:.1f} hands per match{ties} "
+            f"({result.games / seconds:,.0f} matches/s, {seconds:.1f} s)."
+        ),
+    )
+    table.add_column("agent", style="bold", no_wrap=True)
+    for name in ("seats", "matches won", "fair", f"{rules.payoff} per hand"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for a in result.agents:
+        table.add_row(
+            a.spec,
+            str(a.seats),
+            f"{a.match_share:.1%} ± {a.match_ci95:.1%}",
+            f"{a.fair_share:.0%}",
+            f"{a.mean_payoff:+.3f} ± {a.payoff_ci95:.3f}",
+        )
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)
+    console.print(table)
+
+
+MATCH_CSV_FIELDS = (
+    "variant", "players", "end", "matches", "seed", "spec", "seats", "match_share",
+    "ci95_low", "ci95_high", "fair_share", "mean_payoff", "mean_hands",
+)  # fmt: skip
+
+
+def write_match_csv(result, path: Path) -> None:
+    """One row per agent of a match bench."""
+    rules = result.rules
+    with atomic_output(path) as f:
+        writer = csv.DictWriter(f, fieldnames=MATCH_CSV_FIELDS)
+        writer.writeheader()
+        for a in result.agents:
+            writer.writerow(
+                {
+                    "variant": rules.variant,
+                    "players": rules.players,
+                    "end": rules.end,
+                    "matches": result.matches,
+                    "seed": result.seed,
+                    "spec": a.spec,
+                    "seats": a.seats,
+                    "match_share": a.match_share,
+                    "ci95_low": a.match_share - a.match_ci95,
+                    "ci95_high": a.match_share + a.match_ci95,
+                    "fair_share": a.fair_share,
+                    "mean_payoff": a.mean_payoff,
+                    "mean_hands": result.mean_hands,
+                }
+            )
+
+
 def write_csv(result, path: Path) -> None:
     """One row per agent, with the run's variant, players, deals and seed on each."""
     rules = result.rules
@@ -271,32 +379,59 @@ def write_csv(result, path: Path) -> None:
 
 def plot_means(result, path: Path) -> None:
     """A chart of each agent's mean payoff per hand with its 95% interval, as the suffix says."""
+    rules = result.rules
+    _plot_bars(
+        [a.mean_payoff for a in result.agents],
+        [a.ci95 for a in result.agents],
+        [f"{a.spec}  ({a.seats} seat{'s' * (a.seats > 1)})" for a in result.agents],
+        f"mean payoff per hand ({rules.payoff}), with 95% confidence interval",
+        f"spar bench: {rules.variant}, {rules.players} players, "
+        f"{result.deals:,} deals × {result.seating.rotations} rotations, seed {result.seed}",
+        path,
+    )
+
+
+def plot_match_shares(result, path: Path) -> None:
+    """A chart of each agent's share of matches won above or below its fair share."""
+    rules = result.rules
+    _plot_bars(
+        [a.match_share - a.fair_share for a in result.agents],
+        [a.match_ci95 for a in result.agents],
+        [
+            f"{a.spec}  ({a.match_share:.1%} of matches, fair {a.fair_share:.0%})"
+            for a in result.agents
+        ],  # fmt: skip
+        "share of matches won minus the fair share (seats / players), with 95% interval",
+        f"spar bench: {rules.variant} {rules.end}, {rules.players} players, "
+        f"{result.matches:,} matches × {result.seating.rotations} rotations, seed {result.seed}",
+        path,
+    )
+
+
+def _plot_bars(
+    values: list[float], halves: list[float], labels: list[str], xlabel: str, title: str, path
+) -> None:
+    """Horizontal bars about 0 with their intervals, first on top, saved as the suffix says."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    rules = result.rules
-    agents = result.agents
-    means = np.array([a.mean_payoff for a in agents])
-    halves = np.nan_to_num(np.array([a.ci95 for a in agents]))
-    rows = np.arange(len(agents))[::-1]  # first agent on top
-    fig = Figure(figsize=(7.5, 1.6 + 0.7 * len(agents)), layout="constrained")
+    means = np.array(values)
+    half = np.nan_to_num(np.array(halves))
+    rows = np.arange(len(means))[::-1]  # first agent on top
+    fig = Figure(figsize=(7.5, 1.6 + 0.7 * len(means)), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     colors = ["#2a7ab9" if m >= 0 else "#c8553d" for m in means]
     ax.barh(rows, means, height=0.55, color=colors, alpha=0.85)
-    ax.errorbar(means, rows, xerr=halves, fmt="none", ecolor="black", capsize=6, lw=1.5)
+    ax.errorbar(means, rows, xerr=half, fmt="none", ecolor="black", capsize=6, lw=1.5)
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(rows, [f"{a.spec}  ({a.seats} seat{'s' * (a.seats > 1)})" for a in agents])
-    ax.set_xlabel(f"mean payoff per hand ({rules.payoff}), with 95% confidence interval")
-    ax.set_title(
-        f"spar bench: {rules.variant}, {rules.players} players, "
-        f"{result.deals:,} deals × {result.seating.rotations} rotations, seed {result.seed}",
-        fontsize=10,
-    )
-    span = float(np.max(np.abs(means) + halves)) or 1.0
+    ax.set_yticks(rows, labels)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    span = float(np.max(np.abs(means) + half)) or 1.0
     ax.set_xlim(-1.35 * span, 1.35 * span)
-    for row, m, h in zip(rows, means, halves, strict=True):
+    for row, m, h in zip(rows, means, half, strict=True):
         ax.annotate(
             f"{m:+.3f} ± {h:.3f}",
             (m + (h if m >= 0 else -h), row),

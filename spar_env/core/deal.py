@@ -129,11 +129,18 @@ def start_sessions(
     deal(state, games, decks, dealers, t.all_active, new_session=True)
 
 
-def next_hand(state: State, games: slice | np.ndarray, rng: np.random.Generator) -> None:
+def next_hand(
+    state: State,
+    games: slice | np.ndarray,
+    rng: np.random.Generator,
+    *,
+    decks: np.ndarray | None = None,
+) -> None:
     """Deal the next hand of the session in ``games`` (in place): the winner deals.
 
     In a ``stones`` session whose pool is empty, only the seats tied for most
-    stones are dealt in (the tie-break hands).
+    stones are dealt in (the tie-break hands). ``decks`` may give the deck
+    orders (``[games, deck_size]``, top first) instead of shuffling with ``rng``.
     """
     t = state.tables
     idx = np.arange(state.batch_size)[games]
@@ -147,7 +154,9 @@ def next_hand(state: State, games: slice | np.ndarray, rng: np.random.Generator)
         weights = np.left_shift(1, np.arange(t.num_players))
         tie_active = (tied * weights).sum(axis=1)
         active = np.where(state.pool[idx] == 0, tie_active, active)
-    deal(state, idx, shuffle_decks(t, idx.shape[0], rng), state.winner[idx].copy(), active)
+    if decks is None:
+        decks = shuffle_decks(t, idx.shape[0], rng)
+    deal(state, idx, decks, state.winner[idx].copy(), active)
 
 
 def deal(

@@ -1,7 +1,9 @@
-"""``spar bench --ray``: the duplicate-deal tournament with its batches as Ray tasks.
+"""``spar bench --ray``: the duplicate-deal tournament, and the match bench, with their batches
+as Ray tasks.
 
 A local run plays batch after batch of ``chunk`` deals
-(:func:`spar_train.tournament.play_deals`); here every batch is one Ray task, run
+(:func:`spar_train.tournament.play_deals`), or of matches
+(:func:`spar_train.match.bench.play_matches`); here every batch is one Ray task, run
 wherever the cluster has a free CPU, and the driver sums the outcomes in batch
 order (:func:`spar_train.tournament.summarise`). A batch's outcome depends on the
 seed and the batch alone, so the figures are exactly those of a local run
@@ -23,15 +25,21 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from spar_agents import Agent, make_agent
 from spar_env.rules import Ruleset
 from spar_train.distributed import connect
+from spar_train.match.bench import (
+    DEFAULT_MATCH_CHUNK,
+    MatchResult,
+    play_matches,
+    summarise_matches,
+)
 from spar_train.tournament import (
     DEFAULT_CHUNK,
     Batch,
-    Outcome,
     Progress,
     Seating,
     TournamentResult,
@@ -66,13 +74,63 @@ def run_tournament_on_ray(
         ValueError: for a bad lineup, agent spec, count or seed, before any task starts.
     """
     check_request(deals, chunk, seed)
+    seats = _seats(lineup, rules)
+    outcomes = _play_on_ray(play_deals, rules, seats, seed, deals, chunk, progress, address)
+    return summarise(lineup, rules, deals, seed, seats, outcomes)
+
+
+def run_match_bench_on_ray(
+    lineup: Sequence[str],
+    rules: Ruleset,
+    matches: int,
+    seed: int = 0,
+    *,
+    chunk: int = DEFAULT_MATCH_CHUNK,
+    progress: Progress | None = None,
+    address: str = "",
+) -> MatchResult:
+    """:func:`spar_train.match.bench.run_match_bench` with one Ray task per batch of matches:
+    the figures of a local run with the same seed and chunk.
+
+    Raises:
+        ValueError: for a bad lineup, spec, count or seed, or an open session, before any task.
+    """
+    check_request(matches, chunk, seed)
+    if rules.end_kind == "open":
+        raise ValueError(
+            f"{rules.variant} is an open session: a match needs an end (e.g. --set end=target:10)"
+        )
+    seats = _seats(lineup, rules)
+    outcomes = _play_on_ray(play_matches, rules, seats, seed, matches, chunk, progress, address)
+    return summarise_matches(lineup, rules, matches, seed, seats, outcomes)
+
+
+def _seats(lineup: Sequence[str], rules: Ruleset) -> Seating:
+    """The seating, after building each spec once here: a bad one fails before any task."""
     seats = seating(lineup, rules.players)
-    for spec in seats.agents:  # a bad spec fails here, once, rather than in every task
+    for spec in seats.agents:
         make_agent(spec, rules)
+    return seats
+
+
+def _play_on_ray(
+    play: Callable[..., Any],
+    rules: Ruleset,
+    seats: Seating,
+    seed: int,
+    total: int,
+    chunk: int,
+    progress: Progress | None,
+    address: str,
+) -> list[Any]:
+    """``play(rules, agents, seats, seed, batch)`` for every batch as a Ray task; the outcomes
+    in batch order."""
     ray = connect(address)
     task = ray.remote(max_retries=TASK_RETRIES)(_play).options(name=TASK_NAME)
-    pending = {task.remote(rules, seats, seed, batch): batch for batch in batches(deals, chunk)}
-    outcomes: dict[int, Outcome] = {}
+    pending = {
+        task.remote(play, rules, seats, seed, batch): batch for batch in batches(total, chunk)
+    }
+    outcomes: dict[int, Any] = {}
     done = 0
     try:
         while pending:
@@ -81,11 +139,11 @@ def run_tournament_on_ray(
             outcomes[batch.index] = ray.get(ready)
             done += batch.count
             if progress is not None:
-                progress(done, deals)
+                progress(done, total)
     finally:  # an error or Ctrl-C: the other tasks are of no use
         for ref in pending:
             ray.cancel(ref)
-    return summarise(lineup, rules, deals, seed, seats, (outcomes[i] for i in sorted(outcomes)))
+    return [outcomes[i] for i in sorted(outcomes)]
 
 
 def spread(deals: int, chunk: int, cpus: int) -> int | None:
@@ -95,9 +153,9 @@ def spread(deals: int, chunk: int, cpus: int) -> int | None:
     return math.ceil(deals / cpus)
 
 
-def _play(rules: Ruleset, seats: Seating, seed: int, batch: Batch) -> Outcome:
+def _play(play: Callable[..., Any], rules: Ruleset, seats: Seating, seed: int, batch: Batch) -> Any:
     """One task: build the agents (once per worker process) and play the batch."""
-    return play_deals(rules, _agents(rules, seats.agents), seats, seed, batch)
+    return play(rules, _agents(rules, seats.agents), seats, seed, batch)
 
 
 @functools.lru_cache(maxsize=4)

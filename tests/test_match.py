@@ -1,0 +1,176 @@
+"""Match play: the equity of a session from a hand model, and the bench of whole matches."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+
+from spar_env.rules import make_rules
+from spar_train.match.bench import MatchDecks, run_match_bench
+from spar_train.match.equity import (
+    equity_table,
+    match_equity,
+    simulate_equity,
+)
+from spar_train.match.model import HandModel, estimate_hand_model
+from spar_train.tournament import Batch
+
+
+def random_model(players: int, points: int, seed: int) -> HandModel:
+    """A lopsided model: every (dealer, winner, points) chance differs."""
+    p = np.random.default_rng(seed).random((players, players, points)) ** 2
+    return HandModel(p / p.sum(axis=(1, 2), keepdims=True))
+
+
+def brute_force(model: HandModel, target: int, scores: tuple[int, ...], dealer: int) -> np.ndarray:
+    """The match equity by plain recursion over every hand's outcome."""
+    n = model.players
+
+    @functools.cache
+    def win(scores: tuple[int, ...], dealer: int) -> tuple[float, ...]:
+        total = np.zeros(n)
+        for w in range(n):
+            for p in range(1, model.max_points + 1):
+                chance = model.probs[dealer, w, p - 1]
+                after = list(scores)
+                after[w] += p
+                if after[w] >= target:
+                    total[w] += chance
+                else:
+                    total += chance * np.array(win(tuple(after), w))
+        return tuple(total)
+
+    return np.array(win(scores, dealer))
+
+
+@pytest.mark.parametrize(("players", "target"), [(2, 5), (3, 4), (4, 3)])
+def test_the_equity_table_is_the_brute_force_recursion(players: int, target: int) -> None:
+    model = random_model(players, 3, seed=players)
+    table = equity_table(model, target)
+    for scores in np.ndindex(*(target,) * players):
+        for dealer in range(players):
+            np.testing.assert_allclose(
+                table.at(scores, dealer), brute_force(model, target, scores, dealer), atol=1e-12
+            )
+            assert table.at(scores, dealer).sum() == pytest.approx(1.0)
+
+
+def test_the_table_agrees_with_a_simulation_of_the_same_model() -> None:
+    """Every checked cell lies inside the simulation's 95% interval (some 1 in 20 may not:
+    the seed is fixed, and the count of misses is what is checked)."""
+    model = random_model(3, 3, seed=7)
+    rules = make_rules("spar", players=3, end="target:6")
+    table = equity_table(model, 6)
+    misses, checked = 0, 0
+    for k, (scores, dealer) in enumerate(
+        [((0, 0, 0), 0), ((5, 0, 0), 1), ((3, 4, 2), 2), ((1, 5, 5), 0), ((2, 2, 2), 1)]
+    ):
+        sampled = simulate_equity(model, rules, scores, dealer, matches=40_000, seed=k)
+        exact = table.at(scores, dealer)
+        misses += int((np.abs(sampled.win - exact) > sampled.ci95).sum())
+        checked += exact.size
+        np.testing.assert_allclose(sampled.win, exact, atol=4 * sampled.ci95.max())
+    assert misses <= 2, f"{misses} of {checked} cells outside their 95% interval"
+
+
+def test_equity_refuses_what_it_cannot_answer() -> None:
+    model = random_model(2, 2, seed=1)
+    table = equity_table(model, 5)
+    with pytest.raises(ValueError, match="reached the target 5"):
+        table.at((5, 0), 0)
+    with pytest.raises(ValueError, match="dealer must be a seat 0..1"):
+        table.at((0, 0), 2)
+    with pytest.raises(ValueError, match="give 2 scores"):
+        table.at((0, 0, 0), 0)
+    with pytest.raises(ValueError, match="cells"):
+        equity_table(random_model(7, 1, seed=1), 30)
+    with pytest.raises(ValueError, match="open session"):
+        simulate_equity(model, make_rules("spar", players=2, end="open"))
+    with pytest.raises(ValueError, match="hand model is of 2 seats"):
+        simulate_equity(model, make_rules("spar", players=3))
+    with pytest.raises(ValueError, match="sum to 1"):
+        HandModel(np.ones((2, 2, 1)))
+
+
+def test_match_equity_says_how_it_found_the_answer() -> None:
+    model = random_model(2, 3, seed=2)
+    exact = match_equity(model, make_rules("spar", players=2, end="target:5"), (3, 1), 0)
+    assert exact.method == "exact" and not exact.ci95.any()
+    sampled = match_equity(model, make_rules("spar", players=2, end="stones:5"), matches=20_000)
+    assert sampled.method == "sampled" and (sampled.ci95 > 0).all()
+    assert sampled.win.sum() == pytest.approx(1.0)  # stones always end with a winner
+
+
+def test_a_tie_in_hands_sessions_is_nobodys_win() -> None:
+    model = HandModel.symmetric(np.array([[0.5], [0.5]]))
+    two_hands = simulate_equity(model, make_rules("spar", players=2, end="hands:2"), matches=20_000)
+    assert two_hands.ties == pytest.approx(0.5, abs=0.02)  # 1-1 after two one-point hands
+    assert two_hands.win.sum() + two_hands.ties == pytest.approx(1.0)
+
+
+def test_the_hand_model_of_play() -> None:
+    rules = make_rules("spar", players=3)
+    model = estimate_hand_model(["heuristic"], rules, 300, seed=1)
+    assert model.hands == 900 and model.players == 3 and model.max_points == 3
+    np.testing.assert_allclose(model.probs.sum(axis=(1, 2)), 1.0)
+    # one agent everywhere: only the place after the dealer matters
+    np.testing.assert_allclose(model.probs[1], np.roll(model.probs[0], 1, axis=0))
+    assert HandModel.from_dict(json.loads(json.dumps(model.to_dict()))).probs.tolist() == (
+        model.probs.tolist()
+    )
+    mixed = estimate_hand_model(["heuristic", "random"], rules, 300, seed=1)
+    wins = mixed.win_chances()
+    assert wins[:, [0, 2]].sum() > wins[:, 1].sum()  # two heuristic seats outplay one random
+
+
+def test_a_match_meets_the_same_cards_in_every_batch_it_may_fall_in() -> None:
+    rules = make_rules("spar")
+    whole = MatchDecks(rules, 3, Batch(0, 0, 2000))
+    part = MatchDecks(rules, 3, Batch(1, 1500, 500))
+    assert np.array_equal(whole.hand(4)[1500:], part.hand(4))
+    assert np.array_equal(whole.first_dealers(rules)[1500:], part.first_dealers(rules))
+    assert not np.array_equal(whole.hand(4), whole.hand(5))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_rotations_make_equal_agents_win_their_seats_share_exactly(players: int) -> None:
+    """Two specs of one deterministic agent play the same matches in every rotation, so
+    each wins exactly the share of the seats it holds."""
+    rules = make_rules("spar", players=players, end="target:5")
+    result = run_match_bench(["heuristic", "heuristic:exchange=True"], rules, 60, seed=3, chunk=25)
+    for agent in result.agents:
+        assert agent.match_share == pytest.approx(agent.seats / players, abs=1e-12)
+        assert agent.match_ci95 == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_match_bench_is_fixed_by_its_seed_and_tells_strong_from_weak() -> None:
+    rules = make_rules("spar", players=2, end="target:5")
+    first = run_match_bench(["heuristic", "random"], rules, 120, seed=5, chunk=50)
+    again = run_match_bench(["heuristic", "random"], rules, 120, seed=5, chunk=50)
+    other = run_match_bench(["heuristic", "random"], rules, 120, seed=6, chunk=50)
+    assert first.to_dict() == again.to_dict()
+    assert first.to_dict() != other.to_dict()
+    heuristic, random = first.agents
+    assert heuristic.match_share - heuristic.match_ci95 > 0.5
+    assert heuristic.match_share + random.match_share == pytest.approx(1.0)
+    assert first.mean_hands >= 2  # at most 3 points a hand: no match to 5 ends in one
+
+
+@pytest.mark.parametrize("end", ["stones:6", "hands:3", "one_hand"])
+def test_every_session_end_plays_to_a_finish(end: str) -> None:
+    rules = make_rules("spar", players=3, end=end)
+    result = run_match_bench(["heuristic", "random"], rules, 40, seed=2)
+    shares = sum(a.match_share for a in result.agents)
+    assert shares + result.ties == pytest.approx(1.0)
+    if end == "hands:3":
+        assert result.mean_hands == 3
+    if end == "one_hand":
+        assert result.mean_hands == 1 and result.ties == 0
+
+
+def test_a_match_needs_a_session_that_ends() -> None:
+    with pytest.raises(ValueError, match="open session"):
+        run_match_bench(["heuristic", "random"], make_rules("spar_classic"), 10)

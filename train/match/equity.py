@@ -1,0 +1,281 @@
+"""Match equity: each seat's chance to win the match from any score, given a hand model.
+
+A session to ``target:T`` moves from hand to hand: the hand's winner ``w``
+adds its ``p`` points and deals the next hand. With the chances of each
+``(w, p)`` when ``d`` deals (:class:`~spar_train.match.model.HandModel`), the
+chance that each seat wins the match from scores ``s`` with ``d`` dealing is
+
+    E[d, s] = sum over (w, p) of  P[d, w, p] * (one-hot(w)      if s_w + p >= T
+                                                E[w, s + p e_w]  otherwise)
+
+Scores only grow, so :func:`equity_table` solves it exactly, layer by layer
+from the highest total score down (dynamic programming over ``N * T**N``
+states). Where that table would be too large (:data:`EXACT_LIMIT`), and for
+the other session ends (``hands:K``, ``stones:K``), :func:`simulate_equity`
+plays matches of the same hand model by Monte Carlo and gives each chance
+with its 95% interval. :func:`match_equity` picks the one that applies and
+says which.
+
+Stones sessions end in tie-break hands among the seats tied for most stones;
+the simulation gives each tied seat its model chance of winning, renormalised
+among the tied seats (the model is of full tables, so this is approximate).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from spar_env.rules import Ruleset
+from spar_train.match.model import HandModel
+
+EXACT_LIMIT = 40_000_000  # float64 cells of an exact table (N dealers x T**N scores x N seats)
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+@dataclass(frozen=True)
+class EquityTable:
+    """The exact equity of a ``target:T`` session: ``win[d, s_0, ..., s_{N-1}, seat]``."""
+
+    target: int
+    win: np.ndarray  # float64 [N, T, ..., T, N]
+
+    @property
+    def players(self) -> int:
+        return int(self.win.shape[0])
+
+    def at(self, scores: Sequence[int], dealer: int) -> np.ndarray:
+        """``float64 [N]``: each seat's chance to win the match from ``scores``, ``dealer``
+        dealing the next hand.
+
+        Raises:
+            ValueError: for a score outside ``0..T-1`` (the match is over at T) or a bad dealer.
+        """
+        scores = _check_state(scores, dealer, self.players)
+        if max(scores) >= self.target:
+            raise ValueError(f"a score of {max(scores)} has reached the target {self.target}")
+        return self.win[(dealer, *scores)].copy()
+
+    def at_start(self, first_dealer: int | None = None) -> np.ndarray:
+        """Each seat's chance from 0-0: ``first_dealer`` deals, or every seat equally often."""
+        zero = (0,) * self.players
+        if first_dealer is not None:
+            return self.at(zero, first_dealer)
+        return self.win[(slice(None), *zero)].mean(axis=0)
+
+
+def _check_state(scores: Sequence[int], dealer: int, n: int) -> tuple[int, ...]:
+    out = tuple(int(s) for s in scores)
+    if len(out) != n or min(out) < 0:
+        raise ValueError(f"give {n} scores of 0 or more, one per seat; got {list(scores)}")
+    if not 0 <= int(dealer) < n:
+        raise ValueError(f"the dealer must be a seat 0..{n - 1}; got {dealer}")
+    return out
+
+
+def table_cells(players: int, target: int) -> int:
+    """Cells of the exact table of ``players`` seats to ``target``."""
+    return players * target**players * players
+
+
+def equity_table(model: HandModel, target: int) -> EquityTable:
+    """The exact equity of a session to ``target`` points under ``model`` (module docstring).
+
+    Raises:
+        ValueError: for a target below 1, or a table above :data:`EXACT_LIMIT` cells.
+    """
+    n, top = model.players, model.max_points
+    if target < 1:
+        raise ValueError(f"the target must be at least 1; got {target}")
+    if table_cells(n, target) > EXACT_LIMIT:
+        raise ValueError(
+            f"an exact table of {n} players to {target} has {table_cells(n, target):,} cells "
+            f"(the limit is {EXACT_LIMIT:,}); use simulate_equity"
+        )
+    size = target**n
+    strides = np.array([target ** (n - 1 - i) for i in range(n)])
+    scores = np.indices((target,) * n).reshape(n, size).T  # [size, N], C order
+    total = scores.sum(axis=1)
+    win = np.zeros((n, size, n))
+    eye = np.eye(n)
+    for t in range(int(total.max()), -1, -1):  # a state only leads to higher totals
+        idx = np.flatnonzero(total == t)
+        acc = np.zeros((n, idx.size, n))
+        for w in range(n):
+            for p in range(1, top + 1):
+                chance = model.probs[:, w, p - 1]  # [dealer]
+                if not chance.any():
+                    continue
+                won = scores[idx, w] + p >= target
+                after = win[w, np.where(won, 0, idx + p * strides[w])]  # the winner deals next
+                after[won] = eye[w]
+                acc += chance[:, None, None] * after[None]
+        win[:, idx] = acc
+    return EquityTable(target, win.reshape((n,) + (target,) * n + (n,)))
+
+
+@dataclass(frozen=True)
+class SampledEquity:
+    """Each seat's share of simulated matches won, with the 95% half-widths."""
+
+    win: np.ndarray  # float64 [N]
+    ci95: np.ndarray  # float64 [N]
+    ties: float  # share of matches that ended without a winner (hands:K)
+    matches: int
+    mean_hands: float
+
+
+def simulate_equity(
+    model: HandModel,
+    rules: Ruleset,
+    scores: Sequence[int] | None = None,
+    dealer: int | None = None,
+    *,
+    matches: int = 100_000,
+    seed: int = 0,
+    stones: Sequence[int] | None = None,
+    hands_played: int = 0,
+) -> SampledEquity:
+    """Play ``matches`` matches of ``model`` from a state, to ``rules.end``, by Monte Carlo.
+
+    The state: the seats' ``scores`` (default 0), ``stones`` held (stones sessions;
+    the pool holds what they do not), ``hands_played`` (``hands:K``) and the
+    ``dealer`` of the next hand (default: ``rules.first_dealer``, or a seat at
+    random for each match).
+
+    Raises:
+        ValueError: for an open session, a model of another table size, or a bad state.
+    """
+    n, kind, value = rules.players, rules.end_kind, rules.end_value or 1
+    if kind == "open":
+        raise ValueError(f"{rules.variant} is an open session: no match to win (set end=...)")
+    if model.players != n:
+        raise ValueError(f"the hand model is of {model.players} seats; the game has {n}")
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1; got {matches}")
+    rng = np.random.default_rng([seed, 5])
+    score = np.tile(_check_state(scores or (0,) * n, 0, n), (matches, 1)).astype(np.int64)
+    held = np.tile(_check_state(stones or (0,) * n, 0, n), (matches, 1)).astype(np.int64)
+    pool = np.full(matches, value - int(held[0].sum()) if kind == "stones" else 0)
+    if kind == "stones" and pool[0] < 0:
+        raise ValueError(f"the seats hold {int(held[0].sum())} stones; the pool has {value}")
+    played = np.full(matches, int(hands_played))
+    if dealer is None:
+        dealer = rules.first_dealer
+    deal = (
+        rng.integers(0, n, matches)
+        if dealer is None
+        else np.full(matches, _check_dealer(dealer, n), dtype=np.int64)
+    )
+    winner = np.full(matches, -1)
+    running = np.ones(matches, dtype=bool)
+    if kind == "target":
+        winner[score.max(axis=1) >= value] = score.argmax(axis=1)[score.max(axis=1) >= value]
+        running &= winner < 0
+    flat = model.probs.reshape(n, -1)  # [dealer, w * P + p - 1]
+    cumulative = np.cumsum(flat, axis=1)
+    hands = np.zeros(matches, dtype=np.int64)
+    while running.any():
+        rows = np.flatnonzero(running)
+        d = deal[rows]
+        tied = None
+        if kind == "stones":
+            top = held[rows].max(axis=1, keepdims=True)
+            tied = (pool[rows] == 0)[:, None] & (held[rows] == top)
+        outcome = _draw(cumulative[d], flat[d], tied, model.max_points, rng)
+        w, p = outcome // model.max_points, outcome % model.max_points + 1
+        hands[rows] += 1
+        score[rows, w] += p
+        deal[rows] = w
+        if kind == "target":
+            done = score[rows, w] >= value
+            winner[rows[done]] = w[done]
+        elif kind == "one_hand":
+            done = np.ones(rows.size, dtype=bool)
+            winner[rows] = w
+        elif kind == "hands":
+            played[rows] += 1
+            done = played[rows] >= value
+            top = score[rows].max(axis=1, keepdims=True)
+            unique = (score[rows] == top).sum(axis=1) == 1
+            winner[rows[done & unique]] = score[rows].argmax(axis=1)[done & unique]
+        else:  # stones
+            tie_break = pool[rows] == 0
+            taken = np.minimum(p, pool[rows])
+            held[rows, w] += taken
+            pool[rows] -= taken
+            top = held[rows].max(axis=1, keepdims=True)
+            unique = (held[rows] == top).sum(axis=1) == 1
+            done = tie_break | ((pool[rows] == 0) & unique)
+            winner[rows[done]] = np.where(tie_break, w, held[rows].argmax(axis=1))[done]
+        running[rows[done]] = False
+    wins = np.bincount(winner[winner >= 0], minlength=n) / matches
+    half = Z95 * np.sqrt(wins * (1 - wins) / matches)
+    return SampledEquity(wins, half, float((winner < 0).mean()), matches, float(hands.mean()))
+
+
+def _check_dealer(dealer: int, n: int) -> int:
+    if not 0 <= int(dealer) < n:
+        raise ValueError(f"the dealer must be a seat 0..{n - 1}; got {dealer}")
+    return int(dealer)
+
+
+def _draw(
+    cumulative: np.ndarray,
+    flat: np.ndarray,
+    tied: np.ndarray | None,
+    top: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One ``w * P + p - 1`` per row; where ``tied`` is given and has seats, among them only."""
+    if tied is not None and tied.any():
+        allowed = np.where(tied.any(axis=1, keepdims=True), tied, True)
+        flat = flat * np.repeat(allowed, top, axis=1)
+        cumulative = np.cumsum(flat, axis=1)
+    u = rng.random(flat.shape[0]) * cumulative[:, -1]
+    return np.minimum((cumulative <= u[:, None]).sum(axis=1), flat.shape[1] - 1)
+
+
+@dataclass(frozen=True)
+class Equity:
+    """Each seat's chance to win the match from one state, and how it was found."""
+
+    win: np.ndarray  # float64 [N]
+    ci95: np.ndarray  # float64 [N]: zeros when exact
+    method: str  # "exact" (dynamic programming) or "sampled" (Monte Carlo)
+
+
+def match_equity(
+    model: HandModel,
+    rules: Ruleset,
+    scores: Sequence[int] | None = None,
+    dealer: int | None = None,
+    *,
+    matches: int = 100_000,
+    seed: int = 0,
+) -> Equity:
+    """Each seat's chance from ``scores`` (default 0) with ``dealer`` dealing: exact for a
+    target session whose table fits, else sampled (module docstring)."""
+    n = rules.players
+    value = rules.end_value or 0
+    if rules.end_kind == "target" and table_cells(n, value) <= EXACT_LIMIT:
+        table = equity_table(model, value)
+        at_zero = scores is None or max(scores) == 0
+        if dealer is None and rules.first_dealer is None and at_zero:
+            win = table.at_start()
+        else:
+            fixed = rules.first_dealer if dealer is None else dealer
+            if fixed is None:
+                raise ValueError("say which seat deals the next hand")
+            win = table.at(scores or (0,) * n, fixed)
+        return Equity(win, np.zeros(n), "exact")
+    sampled = simulate_equity(model, rules, scores, dealer, matches=matches, seed=seed)
+    return Equity(sampled.win, sampled.ci95, "sampled")
+
+
+def decided(win: float, ci95: float, fair: float) -> bool:
+    """Whether an interval ``win ± ci95`` lies wholly on one side of ``fair``."""
+    return not math.isnan(ci95) and abs(win - fair) > ci95
