@@ -174,3 +174,45 @@ def test_every_session_end_plays_to_a_finish(end: str) -> None:
 def test_a_match_needs_a_session_that_ends() -> None:
     with pytest.raises(ValueError, match="open session"):
         run_match_bench(["heuristic", "random"], make_rules("spar_classic"), 10)
+
+
+def test_spar_equity_prints_the_table_and_answers_one_state(capsys, tmp_path) -> None:
+    from spar_apps.cli import main
+
+    argv = ["equity", "heuristic", "--players", "2", "--set", "end=target:5", "--deals", "200"]
+    assert main([*argv, "--scores", "4,0", "--dealer", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["start"]["method"] == "exact" and data["start"]["win"] == pytest.approx([0.5] * 2)
+    assert data["state"]["scores"] == [4, 0] and data["state"]["win"][0] > 0.6
+    grid = np.array(data["grid"])
+    assert grid.shape == (5, 5) and grid[4, 0] > grid[0, 4]
+    model = HandModel.from_dict(data["hand_model"])
+    np.testing.assert_allclose(equity_table(model, 5).at((4, 0), 1), data["state"]["win"])
+    assert main([*argv, "--plot", str(tmp_path / "eq.png")]) == 0
+    out = capsys.readouterr().out
+    assert "exact (dynamic programming)" in out and "its score down" in out
+    assert (tmp_path / "eq.png").read_bytes().startswith(b"\x89PNG")
+    assert main(["equity", "heuristic", "--players", "3", "--set", "end=stones:5",
+                 "--deals", "100", "--scores", "1,0,0", "--dealer", "0"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "sampled (Monte Carlo, 95% CI)" in out and "±" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--variant", "fapfap"], "open session"),
+        (["--scores", "1,2"], "needs 4 scores"),
+        (["--scores", "a,b,c,d", "--dealer", "0"], "whole numbers"),
+        (["--dealer", "1"], "--dealer goes with --scores"),
+        (["--scores", "1,0,0,0", "--dealer", "4"], "dealer must be a seat 0..3"),
+        (["--scores", "10,0,0,0", "--dealer", "0"], "reached the target 10"),
+        (["--set", "end=stones:9", "--plot", "x.png"], "needs an exact table"),
+    ],
+)
+def test_spar_equity_refuses_in_one_line(capsys, argv: list[str], message: str) -> None:
+    from spar_apps.cli import main
+
+    assert main(["equity", "heuristic", "--deals", "20", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1

@@ -20,6 +20,7 @@ from types import ModuleType
 
 from spar_apps.cli import (
     bench,
+    equity,
     exploit,
     export,
     league,
@@ -35,7 +36,7 @@ from spar_env import __version__
 from spar_env.extras import missing_module_message
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
-    train, bench, league, exploit, play, serve, export, record, replay, speed,
+    train, bench, equity, league, exploit, play, serve, export, record, replay, speed,
 )  # fmt: skip
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 

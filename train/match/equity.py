@@ -279,3 +279,16 @@ def match_equity(
 def decided(win: float, ci95: float, fair: float) -> bool:
     """Whether an interval ``win ± ci95`` lies wholly on one side of ``fair``."""
     return not math.isnan(ci95) and abs(win - fair) > ci95
+
+
+def leader_grid(model: HandModel, rules: Ruleset) -> np.ndarray | None:
+    """``float64 [T, T]``: seat 0's chance with score ``r`` against the leading other seat's
+    ``c`` (the others at 0), averaged over who deals next; ``None`` where no exact table
+    applies (other ends, or too large)."""
+    n, target = rules.players, rules.end_value or 0
+    if rules.end_kind != "target" or table_cells(n, target) > EXACT_LIMIT:
+        return None
+    win = equity_table(model, target).win  # [dealer, s_0, ..., s_{N-1}, seat]
+    rest = (0,) * (n - 2)
+    # the leader sits at seat 1; a symmetric model makes the choice of seat immaterial
+    return win[(slice(None), slice(None), slice(None), *rest, 0)].mean(axis=0)

@@ -1,0 +1,211 @@
+"""``spar equity``: each seat's chance to win the match, from any score.
+
+Estimates a hand model of the lineup (who wins a hand, with how many points,
+given who deals) from duplicate deals, then solves the match: exactly for a
+session to a target whose table fits, by Monte Carlo with 95% intervals for
+stones, hands:K and the largest tables (a line says which).
+
+    spar equity                                  # 4 equal onnx:universal seats, to 10
+    spar equity --players 2 --plot equity.png    # the heat map of a 2-player match
+    spar equity heuristic random --scores 7,9,0,2 --dealer 1
+    spar equity --set end=stones:30 --json
+
+The table shows seat 0's chance by its score (rows) against seat 1's
+(columns), any further seats at 0, averaged over who deals next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from spar_apps.cli.arguments import add_command, positive_int_at_most, seed
+from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.output import atomic_output, check_output_path
+from spar_apps.cli.overrides import add_rules_arguments
+
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+DEFAULT_LINEUP = "onnx:universal"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(
+        subparsers, "equity", "each seat's chance to win the match from any score", __doc__
+    )
+    p.add_argument(
+        "agents",
+        nargs="*",
+        metavar="AGENT",
+        help=f"the lineup the hand model is of, seated in order and repeated round the table "
+        f"(default: {DEFAULT_LINEUP} at every seat)",
+    )
+    add_rules_arguments(p)
+    p.add_argument(
+        "--deals",
+        type=positive_int_at_most(10_000_000, "deals"),
+        default=2000,
+        help="deals the hand model is estimated from, each dealt by every seat",
+    )
+    p.add_argument("--seed", type=seed, default=0, help="seed of the deals and the simulation")
+    p.add_argument("--scores", metavar="S0,S1,...", help="one state: every seat's score")
+    p.add_argument(
+        "--dealer", type=int, metavar="SEAT", help="who deals the next hand (with --scores)"
+    )
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--plot", type=Path, metavar="FILE", help=f"save the heat map ({', '.join(PLOT_SUFFIXES)})"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from spar_train.match.equity import leader_grid, match_equity
+    from spar_train.match.model import estimate_hand_model
+
+    lineup = args.agents or [DEFAULT_LINEUP]
+    rules, note = rules_from_lineup(args, lineup)
+    if note and args.agents:
+        print(f"spar equity: {note}", file=sys.stderr)
+    if rules.end_kind == "open":
+        raise ValueError(
+            f"{rules.variant} is an open session, so no one wins a match: "
+            "give an end with --set end=target:10 (or stones:K, hands:K)"
+        )
+    scores = _scores(args.scores, rules.players)
+    if args.dealer is not None and scores is None:
+        raise ValueError("--dealer goes with --scores: the state whose next hand it deals")
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
+    model = estimate_hand_model(lineup, rules, args.deals, args.seed)
+    start = match_equity(model, rules, seed=args.seed)
+    state = None
+    if scores is not None:
+        dealer = args.dealer if args.dealer is not None else rules.first_dealer
+        if dealer is None:
+            raise ValueError("give --dealer SEAT: who deals the next hand")
+        state = match_equity(model, rules, scores, dealer, seed=args.seed)
+    grid = leader_grid(model, rules)
+    if args.plot is not None and grid is None:
+        raise ValueError(f"a heat map needs an exact table: {rules.end} is found by simulation")
+    if args.plot is not None:
+        plot_grid(grid, rules, lineup, args.plot)
+    if args.json:
+        out = {
+            "variant": rules.variant,
+            "players": rules.players,
+            "end": rules.end,
+            "lineup": lineup,
+            "deals": args.deals,
+            "seed": args.seed,
+            "hand_model": model.to_dict(),
+            "start": _equity_dict(start),
+            "grid": None if grid is None else grid.tolist(),
+        }
+        if state is not None:
+            out["state"] = {"scores": scores, "dealer": dealer, **_equity_dict(state)}
+        print(json.dumps(out, indent=2))
+        return 0
+    _print(rules, lineup, model, start, state, scores, grid)
+    return 0
+
+
+def _scores(text: str | None, players: int) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        scores = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"--scores takes whole numbers S0,S1,... one per seat; got {text!r}"
+        ) from None
+    if len(scores) != players or min(scores) < 0:
+        raise ValueError(
+            f"--scores needs {players} scores of 0 or more, one per seat; got {text!r}"
+        )
+    return scores
+
+
+def _equity_dict(equity) -> dict[str, object]:
+    return {
+        "method": equity.method,
+        "win": equity.win.tolist(),
+        "ci95_halfwidth": equity.ci95.tolist(),
+    }
+
+
+def _chances(equity) -> str:
+    if equity.method == "exact":
+        return "  ".join(f"seat {s} {w:.1%}" for s, w in enumerate(equity.win))
+    return "  ".join(
+        f"seat {s} {w:.1%} ± {h:.1%}"
+        for s, (w, h) in enumerate(zip(equity.win, equity.ci95, strict=True))
+    )
+
+
+def _print(rules, lineup, model, start, state, scores, grid) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    how = (
+        "exact (dynamic programming)"
+        if start.method == "exact"
+        else "sampled (Monte Carlo, 95% CI)"
+    )
+    console.print(
+        f"spar equity: {rules.variant} {rules.end}, {rules.players} players, "
+        f"lineup {' '.join(lineup)}; hand model from {model.hands:,} hands; {how}"
+    )
+    console.print(f"from 0-0: {_chances(start)}")
+    if state is not None:
+        console.print(f"at {'-'.join(map(str, scores))}: {_chances(state)}")
+    if grid is None:
+        return
+    target = grid.shape[0]
+    across = "the other seat's" if rules.players == 2 else "seat 1's (seats 2+ at 0)"
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"seat 0's chance to win the match, %: its score down, {across} across",
+        caption="averaged over who deals next",
+    )
+    table.add_column("", style="bold", justify="right")
+    for c in range(target):
+        table.add_column(str(c), justify="right")
+    for r in range(target):
+        table.add_row(str(r), *(f"{100 * grid[r, c]:.0f}" for c in range(target)))
+    if not console.is_terminal:
+        console = Console(width=max(120, 6 * target + 10))
+    console.print(table)
+
+
+def plot_grid(grid, rules, lineup, path: Path) -> None:
+    """The heat map of seat 0's chance against the leading other seat, as the suffix says."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    target = grid.shape[0]
+    fig = Figure(figsize=(7.2, 6.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    image = ax.imshow(grid, origin="lower", cmap="RdYlBu", vmin=0, vmax=1)
+    fig.colorbar(image, ax=ax, label="chance seat 0 wins the match")
+    if target <= 15:
+        ax.set_xticks(range(target))
+        ax.set_yticks(range(target))
+        for r in range(target):
+            for c in range(target):
+                value = grid[r, c]
+                ax.text(c, r, f"{100 * value:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < 0.2 or value > 0.8 else "black")  # fmt: skip
+    other = "the other seat" if rules.players == 2 else "seat 1 (seats 2+ at 0)"
+    ax.set_xlabel(f"score of {other}")
+    ax.set_ylabel("score of seat 0")
+    ax.set_title(
+        f"{rules.variant} {rules.end}, {rules.players} players: match equity ({' '.join(lineup)})",
+        fontsize=10,
+    )
+    with atomic_output(path, "wb") as f:
+        fig.savefig(f, format=path.suffix.lower().lstrip("."), dpi=120)
