@@ -149,6 +149,40 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
     for seat, hand in enumerate(first["hands"]):
         shown = " ".join(SPAR4.card_name(SPAR4.card_id(c), unicode=True) for c in hand)
         assert shown in summaries[0], (seat, shown)
+    # the match chances while the match goes on, and not once it is over
+    assert "match chance" in summaries[0] and "match chance" not in summaries[1]
+    chances = [int(x) for x in re.findall(r"(\d+)%", summaries[0])]
+    assert len(chances) == rules.players and sum(chances) <= 100 + rules.players  # ties: none
+
+
+@pytest.mark.parametrize("end", ["target:4", "stones:4", "hands:3", "open", "one_hand"])
+def test_the_table_knows_each_seats_match_chance_after_a_hand(end: str) -> None:
+    from spar_train.match.live import table_chances
+
+    rules = make_rules("spar", players=3, end=end)
+    table = table_for(rules, opponents="heuristic", seed=2)
+    assert table.match_chances() is None  # the hand is running
+    table.advance()
+    while not table.hand_over:
+        table.play(table.legal()[0])
+        table.advance()
+    chances = table.match_chances()
+    if end in ("open", "one_hand"):
+        assert chances is None
+        return
+    if table.session_over:
+        assert chances is None
+        return
+    assert len(chances) == 3
+    if end == "hands:3":  # a tie for most points wins nobody the match
+        assert 0.5 < sum(chances) < 1
+    else:
+        assert sum(chances) == pytest.approx(1.0, abs=0.02)
+    winner = int(table.state.winner[0])
+    assert chances[winner] == max(chances)  # the hand's winner leads (and deals)
+    again = table_chances(rules, table.state.scores[0].tolist(), winner,
+                          stones=table.state.stones[0].tolist(), hands_played=1)  # fmt: skip
+    assert again.tolist() == chances
 
 
 def test_a_seed_fixes_the_deals_whatever_the_bots_do() -> None:

@@ -179,6 +179,10 @@ def test_a_whole_hand_against_the_shipped_bot_with_hint_and_records(page, tmp_pa
     assert summary.is_visible()
     assert "over:" in page.inner_text("#summary-head")
     assert page.locator("#dealt tbody tr").count() == 4
+    assert page.locator("#chance-head").is_visible()  # spar to 10: the match goes on
+    chances = page.locator("#dealt td.chance").all_inner_texts()
+    assert len(chances) == 4 and abs(sum(int(c.rstrip("%")) for c in chances) - 100) <= 4
+    assert "were all seats equal players" in page.inner_text("#chance-note")
     page.screenshot(path=str(SHOTS / "spar4-end.png"))
 
     with page.expect_download() as download:

@@ -84,6 +84,9 @@ def known_to_seat_0(table) -> set[int]:
     return known
 
 
+_NO_MATCH = ("open", "one_hand")  # session ends with no match to win over several hands
+
+
 class Checker:
     """Checks each message against the seat's knowledge in the server's own game."""
 
@@ -107,6 +110,13 @@ class Checker:
                 rules.card_name(c) for c in table.hand()
             ]
             assert (message["summary"] is None) == (not table.hand_over)
+            if message["summary"] is not None:
+                chances = message["summary"]["match_chances"]
+                assert (chances is None) == (table.session_over or rules.end_kind in _NO_MATCH)
+                if chances is not None:
+                    assert len(chances) == rules.players and sum(chances) < 1.02
+                    if rules.end_kind != "hands":  # there, a tie wins nobody the match
+                        assert sum(chances) > 0.98
         self.messages += 1
 
 

@@ -75,19 +75,26 @@ def hand_summary(table: HumanTable) -> RenderableType:
         parts.append(colour("what happened: " + "; ".join(table.events), "italic"))
     parts.append(colour(head, "bold"))
     hands = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    for column in ("seat", "dealt", "payoff", "score"):
-        hands.add_column(column)
+    chances = table.match_chances()
+    columns = ("seat", "dealt", "payoff", "score") + (("match chance",) if chances else ())
+    for column in columns:
+        hands.add_column(column, justify="right" if column == "match chance" else "left")
     for seat in range(rules.players):
         dealt = " ".join(table.card(c) for c in _cards(rules, int(state.dealt[0, seat])))
         if rules.weak_hand_exchange and state.exchanged[0, seat]:
             dealt += "  (exchanged)"
-        hands.add_row(
+        cells = [
             table.name(seat),
             colour(dealt or "sat out"),
             f"{int(table.payoffs[seat]):+d}",
             table.score(state.scores[0, seat]),
-        )
+        ]
+        hands.add_row(*cells, *([f"{chances[seat]:.0%}"] if chances else []))
     parts.append(hands)
+    if chances:
+        tie = 1 - sum(chances)
+        note = MATCH_CHANCE_NOTE + (f"; a tie for most points: {tie:.0%}" if tie >= 0.005 else "")
+        parts.append(colour(note, "dim"))
     if table.session_over:
         parts.append(Text(_session_result(table), style="bold"))
     return Group(*parts)
@@ -104,6 +111,11 @@ def final_scores(table: HumanTable, left: bool) -> RenderableType:
     else:
         head = f"{played} hand{'s' * (played != 1)} played"
     return Group(Text(head, style="bold"), Text("final scores: " + _scores(table)))
+
+
+MATCH_CHANCE_NOTE = (
+    "match chance: each seat's chance to win the match from here, were all seats equal players"
+)
 
 
 # ----- pieces ------------------------------------------------------------------------

@@ -67,6 +67,8 @@ class HumanTable:
         self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
         self._writer = RecordWriter(rules, with_stock=False)
         self._reveal_seen = -1
+        self._chances: list[float] | None = None
+        self._chances_at = -1  # the hand whose end the chances are of
 
     # ----- what the table shows -------------------------------------------------------
     def name(self, seat: int) -> str:
@@ -109,6 +111,27 @@ class HumanTable:
         """The cards a seat holds (the person's by default), by suit then rank high to low."""
         bits = int(self.state.hands[0, self.seat if seat is None else seat])
         return [c for c in range(self.rules.num_card_ids) if bits >> c & 1]
+
+    def match_chances(self) -> list[float] | None:
+        """Once a hand is over and the match goes on: each seat's chance to win the match
+        from here, were every seat an equal player (:mod:`spar_train.match.live`); else None."""
+        from spar_train.match.live import table_chances
+
+        if not self.hand_over or self.session_over:
+            return None
+        state = self.state
+        key = int(state.hands_played[0])
+        if self._chances_at != key:
+            chances = table_chances(
+                self.rules,
+                state.scores[0].tolist(),
+                int(state.winner[0]),  # the winner deals the next hand
+                stones=state.stones[0].tolist(),
+                hands_played=key,
+            )
+            self._chances = None if chances is None else chances.tolist()
+            self._chances_at = key
+        return self._chances
 
     def situation(self) -> Situation:
         """The decision of the seat to move, as agents see it (for a bot's hint)."""

@@ -7,7 +7,9 @@ stock's turned-up card, the public counts and the scores. Another seat's
 face-down card is ``{"card": null, "down": true}`` (a back); the other
 hands, the stock and a hand given up in the exchange are never read.
 Once a hand is over, ``summary`` adds what the table shows everyone then:
-the winner, the card, the points and every hand as dealt.
+the winner, the card, the points and every hand as dealt, and, while the
+match goes on, each seat's chance to win it from there (``match_chances``,
+null when the session is open or over).
 
 Cards are codes (``"KD"``, ``"10H"``): the rank, then the suit letter. The
 page draws them; ``events`` are the table's own lines ("seat 2 wins trick 3
@@ -198,4 +200,5 @@ def _summary(table: HumanTable) -> dict[str, Any]:
         "exchanged": [
             bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
         ],
+        "match_chances": table.match_chances(),
     }

@@ -268,6 +268,8 @@ function drawHand(view) {
   hand.hidden = view.phase === "over";
 }
 
+const CHANCE_NOTE = "match chance: each seat's chance to win the match from here, were all seats equal players";
+
 function drawSummary(view) {
   const box = $("summary");
   const s = view.summary;
@@ -291,8 +293,15 @@ function drawSummary(view) {
     row.appendChild(cards);
     row.appendChild(el("td", "", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i]));
     row.appendChild(el("td", "", seat.score));
+    if (s.match_chances) row.appendChild(el("td", "chance", `${Math.round(100 * s.match_chances[i])}%`));
     body.appendChild(row);
   });
+  $("chance-head").hidden = !s.match_chances;
+  $("chance-note").hidden = !s.match_chances;
+  if (s.match_chances) {
+    const tie = 1 - s.match_chances.reduce((a, b) => a + b, 0);
+    $("chance-note").textContent = CHANCE_NOTE + (tie >= 0.005 ? `; a tie for most points: ${Math.round(100 * tie)}%` : "");
+  }
   $("session-result").textContent = view.session_result || "";
   $("next").hidden = view.session_over;
 }
