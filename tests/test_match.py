@@ -216,3 +216,61 @@ def test_spar_equity_refuses_in_one_line(capsys, argv: list[str], message: str) 
     assert main(["equity", "heuristic", "--deals", "20", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_tiny_match_reward_run_through_spar_train_logs_match_wins(tmp_path, capsys) -> None:
+    """``ppo.reward = "match"``: hands pay the change of match equity; the evaluation plays
+    whole matches and logs ``eval/match_win_vs_*``."""
+    from helpers.cli import TINY, cli, scalars
+
+    status, out, err = cli(
+        capsys, "train", TINY, "--runs-dir", tmp_path, "--name", "m",
+        "--set", "run.updates=2", "--set", "ppo.reward=match", "--set", "ppo.match_model=heuristic",
+        "--set", "ppo.match_deals=50", "--set", "eval.matches=12", "--set", "game.options.end=target:5",
+    )  # fmt: skip
+    assert status == 0, err
+    logged = scalars(tmp_path / "m")
+    for tag in ("eval/match_win_vs_random", "eval/match_win_vs_heuristic"):
+        (step, share), *_ = logged[tag]
+        assert step == 2 and 0 <= share <= 1
+    assert "eval/payoff_vs_heuristic" in logged  # the hand figures stay
+
+
+def test_the_match_reward_sums_over_a_match_to_its_result() -> None:
+    """Each hand pays the change of the seat's chance; over a whole match that is the result
+    less the chance at the start."""
+    from spar_env.core import next_hand, reset, step
+    from spar_train.match.reward import chances_now, match_reward_table
+
+    rules = make_rules("spar", players=3, end="target:4")
+    table = match_reward_table(rules, "heuristic", 100, seed=0)
+    rng = np.random.default_rng(1)
+    state = reset(rules, 64, rng)
+    start = chances_now(table, state)
+    paid = np.zeros((64, 3))
+    while not state.session_over.all():
+        before = chances_now(table, state)
+        while not state.terminated.all():
+            legal = state.legal_mask()
+            step(state, np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0
+                                  for row in legal]))  # fmt: skip
+        paid += chances_now(table, state) - before
+        going = np.flatnonzero(~state.session_over)
+        if going.size:
+            next_hand(state, going, rng)  # finished matches wait, their hands over
+    result = np.eye(3)[state.session_winner]
+    np.testing.assert_allclose(paid, result - start, atol=1e-12)
+
+
+def test_the_match_reward_is_refused_where_it_cannot_be_read(tmp_path, capsys) -> None:
+    from helpers.cli import TINY, cli, one_line
+
+    for override, named in (
+        ("game.options.end=stones:10", "end = target:T"),
+        ("ray.enabled=true", "ray.enabled"),
+    ):
+        status, _, err = cli(capsys, "train", TINY, "--runs-dir", tmp_path,
+                             "--set", "ppo.reward=match", "--set", override)  # fmt: skip
+        one_line(status, err, named)
+    status, _, err = cli(capsys, "train", TINY, "--runs-dir", tmp_path, "--set", "ppo.reward=win")
+    one_line(status, err, "ppo.reward", "hand or match")

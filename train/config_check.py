@@ -74,6 +74,7 @@ def check(c: Config) -> None:
     for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
         _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
     _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    _check_match_reward(c)
     for key, value in (("ppo.precision", p.precision), ("rollout.precision", c.rollout.precision)):
         _require(value in PRECISIONS, key, f"one of {', '.join(PRECISIONS)}", value)
     _require(
@@ -101,15 +102,40 @@ def check(c: Config) -> None:
     _require(e.seed >= 0, "eval.seed", "a non-negative integer", e.seed)
     _require(e.pimc_every >= 0, "eval.pimc_every", "0 (never) or more", e.pimc_every)
     _require(e.pimc_deals >= 2, "eval.pimc_deals", "at least 2", e.pimc_deals)
+    _require(e.matches >= 0, "eval.matches", "0 (none) or more", e.matches)
     for i, spec in enumerate(e.opponents):
         _require_spec(f"eval.opponents[{i}]", spec)
     w = c.warmstart
+    if w.actor:
+        from spar_agents.shipped import resolve_bot
+
+        _require(resolve_bot(w.actor.removeprefix("onnx:")).is_file(), "warmstart.actor",
+                 "a shipped bot's name or an .onnx file", w.actor)  # fmt: skip
     if w.imitate:
         _require_spec("warmstart.imitate", w.imitate, " or empty")
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _check_ray(c)
+
+
+def _check_match_reward(c: Config) -> None:
+    """``ppo.reward``: "hand", or "match" for games that end at a target, in one process."""
+    from spar_train.game_mix import mix_games
+    from spar_train.match.reward import REWARDS, why_no_match_reward
+
+    p = c.ppo
+    _require(p.reward in REWARDS, "ppo.reward", " or ".join(REWARDS), p.reward)
+    if p.reward != "match":
+        return
+    _require_spec("ppo.match_model", p.match_model)
+    _require(p.match_deals >= 1, "ppo.match_deals", "at least 1", p.match_deals)
+    _require(not c.ray.enabled, "ray.enabled", "false with ppo.reward = match", True)
+    games = [(g.name, g.rules) for g in mix_games(c)] if c.game.mix else [("game", rules_of(c))]
+    for name, rules in games:
+        why = why_no_match_reward(rules)
+        if why is not None:
+            raise ConfigError(f"ppo.reward: match needs {why} ({name})")
 
 
 def _check_mix(c: Config) -> None:

@@ -56,6 +56,7 @@ from spar_agents.signature import rules_of as signature_rules
 from spar_agents.signature import universal_signature
 from spar_env.observation.universal import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
+from spar_train.match.reward import match_table_of
 from spar_train.opponent_pool import SELF, OpponentPool, snapshot_models
 from spar_train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
 from spar_train.sections import Config, ConfigError
@@ -224,7 +225,13 @@ class MixCollector:
         self.precision = resolve(config.rollout.precision)
         counts = shares(config.rollout.games, [g.weight for g in self.games])
         self.collectors = [
-            Collector(g.rules, count, rng, view=view_for(g.rules))
+            Collector(
+                g.rules,
+                count,
+                rng,
+                view=view_for(g.rules),
+                match_table=match_table_of(config, g.rules),
+            )  # fmt: skip
             for g, count in zip(self.games, counts, strict=True)
         ]
         self.scales = [_scale(config, g.rules) for g in self.games]
@@ -321,7 +328,7 @@ def evaluate_mix(
     Returns, by opponent, the mean over games of the mean payoff with its 95% interval, the
     number of games whose 95% interval lies above 0 (``games_above``) and the number of games.
     """
-    from spar_train.evaluate import evaluate
+    from spar_train.evaluate import evaluate, evaluate_matches
 
     out: dict[str, dict[str, float]] = {}
     begin = time.perf_counter()
@@ -337,6 +344,9 @@ def evaluate_mix(
             means.append(result.mean_payoff)
             cis.append(result.ci95)
             above += int(result.mean_payoff - result.ci95 > 0)
+            if e.matches and game.rules.end_kind != "open":
+                (match,) = evaluate_matches(agent, game.rules, [spec], e.matches, e.seed).values()
+                writer.add_scalar(f"eval/{game.name}/match_win_vs_{tag}", match.match_share, step)
         writer.add_scalar(f"eval/payoff_vs_{tag}", float(np.mean(means)), step)
         writer.add_scalar(f"eval/games_above_0_vs_{tag}", above, step)
         # The interval of the mean over games, from each game's (independent deals).

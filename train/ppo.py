@@ -46,6 +46,7 @@ from spar_env.atomic import atomic_output
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
+from spar_train.actor_from_bot import load_actor
 from spar_train.checkpoint_fit import check_fits, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
 from spar_train.evaluate import evaluate
@@ -59,6 +60,7 @@ from spar_train.game_mix import (
     mix_signature,
 )
 from spar_train.imitate import imitate
+from spar_train.match.reward import match_table_of
 from spar_train.model import build_model, reward_scale
 from spar_train.opponent_pool import OpponentPool
 from spar_train.progress import Progress, Reporter
@@ -134,7 +136,8 @@ def make_collector(
         make_model = partial(build_model, config, rules)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
                             name=config.run.name, precision=precision)  # fmt: skip
-    return Collector(rules, config.rollout.games, rng, precision=precision)
+    return Collector(rules, config.rollout.games, rng, precision=precision,
+                     match_table=match_table_of(config, rules))  # fmt: skip
 
 
 # ----- the run -----------------------------------------------------------------------
@@ -234,21 +237,12 @@ def _run(
         _save(run_dir, config, model, optimizer, rng, pool, collector, counters)
 
     warm = config.warmstart
-    if warm.imitate and warm.updates and not counters.warm_started:
-        # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
-        # last checkpoint never drops warm-start points.
-        warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
-
-        def on_imitation(step: int, loss: float) -> None:
-            warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
-            if report is not None:
-                report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
-
-        losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                         on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
-        warm_writer.close()
-        check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
-                     f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
+    imitating = bool(warm.imitate and warm.updates)
+    if (warm.actor or imitating) and not counters.warm_started:
+        if warm.actor:  # the actor of an exported bot (the critic starts fresh)
+            load_actor(model, warm.actor)
+        if imitating:
+            _imitate(config, model, collector, scale, rng, run_dir, report)
         counters.warm_started = True
         save()
 
@@ -315,6 +309,27 @@ def _run(
     return result
 
 
+def _imitate(config, model, collector, scale, rng, run_dir, report) -> None:
+    """The warm start's imitation of ``warmstart.imitate``, logged in its own folder."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    warm = config.warmstart
+    # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
+    # last checkpoint never drops warm-start points.
+    warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
+
+    def on_imitation(step: int, loss: float) -> None:
+        warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
+        if report is not None:
+            report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
+
+    losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
+                     on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
+    warm_writer.close()
+    check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
+                 f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
+
+
 def _evaluate(
     config: Config, rules: Ruleset, model: ActorCritic, writer: Any, step: int
 ) -> dict[str, dict[str, float]]:
@@ -346,7 +361,28 @@ def _evaluate(
                 writer.add_scalar(f"skill/{name}_vs_{tag}", value, step)
                 figures[name] = value
         out[spec] = figures
+    for spec, match in _match_evaluations(config, agent, rules, "", writer, step).items():
+        out[spec].update(match)
     writer.flush()
+    return out
+
+
+def _match_evaluations(
+    config: Config, agent: Any, rules: Ruleset, prefix: str, writer: Any, step: int
+) -> dict[str, dict[str, float]]:
+    """``eval.matches`` whole matches against each eval opponent, logged as
+    ``eval/<prefix>match_win_vs_<tag>`` (the learner's share; fair: 1 / players)."""
+    e = config.eval
+    if not e.matches or rules.end_kind == "open":
+        return {}
+    from spar_train.evaluate import evaluate_matches
+
+    out = {}
+    for spec, result in evaluate_matches(agent, rules, e.opponents, e.matches, e.seed).items():
+        tag = _tag(spec)
+        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}", result.match_share, step)
+        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}_ci95", result.match_ci95, step)
+        out[spec] = {"match_share": result.match_share, "match_ci95": result.match_ci95}
     return out
 
 

@@ -10,7 +10,9 @@ opponent. The learner's decisions are taken in one forward pass of the
 network and recorded: observation, legal actions, action, its
 log-probability and the critic's value. A learner seat's decisions in one
 hand form one trajectory; the hand's payoff to that seat (times the reward
-scale) is its only reward, paid at its last decision.
+scale) is its only reward, paid at its last decision. With a ``match_table``
+(``ppo.reward = "match"``, :mod:`spar_train.match.reward`) that reward is
+instead the change the hand made to the seat's chance to win the match.
 
 The collector's own state (the games between hands) is part of a
 checkpoint, so a resumed run goes on with the very same games.
@@ -37,6 +39,8 @@ from spar_env.observation.per_game import Encoder, layout_for
 from spar_env.observation.universal import UniversalView
 from spar_env.rules import Ruleset
 from spar_train.lockstep import LearnerTurn, Play, PolicyTurn, Turn, play_in_lockstep
+from spar_train.match.equity import EquityTable
+from spar_train.match.reward import chances_now
 from spar_train.opponent_pool import LEARNER, OpponentPool
 
 
@@ -150,8 +154,10 @@ class Collector:
         rng: np.random.Generator,
         view: UniversalView | None = None,
         precision: Precision = "float32",
+        match_table: EquityTable | None = None,
     ) -> None:
         self.rules = rules
+        self.match_table = match_table  # pay each hand's change of match equity instead
         self.precision = precision
         self.state = core.reset(rules, games, rng)
         self.history = History(self.state)
@@ -226,9 +232,11 @@ class Collector:
         clock = {"learner": 0.0, "opponents": 0.0}
         suspended = 0.0  # while the driver answers this and the other collectors' turns
         begin = time.perf_counter()
+        table = self.match_table
         for hand in range(hands):
             roles, entry = pool.assign(b, rng)
             payoff = np.zeros((b, n), dtype=np.float64)
+            before = None if table is None else chances_now(table, state)
             count = lengths[hand]
             for _ in range(n * most + 1):
                 live = ~state.terminated
@@ -282,7 +290,11 @@ class Collector:
             else:
                 raise RuntimeError("hands still running after every seat's last decision")
             learner = roles == LEARNER
-            rewards[hand] = np.where(learner, payoff * reward_scale, 0.0)
+            if table is None or before is None:
+                gain = payoff * reward_scale
+            else:  # the match reward: the change of each seat's chance to win its match
+                gain = chances_now(table, state) - before
+            rewards[hand] = np.where(learner, gain, 0.0)
             per_game = (payoff * learner).sum(axis=1)
             sums += np.bincount(entry, weights=per_game, minlength=len(shares))
             counts += np.bincount(entry, weights=learner.sum(axis=1), minlength=len(shares)).astype(

@@ -84,6 +84,11 @@ class PPOSection:
     # CPU has it natively, else float32) | float32 | bfloat16
     precision: str = _UPDATE.precision
     reward_scale: float = 0.0  # payoffs are multiplied by this (0: 1 / the largest payoff)
+    # What a hand pays the learner: "hand" (its payoff, times reward_scale) or "match" (the
+    # change of the seat's chance to win the match; target sessions; spar_train.match.reward)
+    reward: str = "hand"
+    match_model: str = "onnx:universal"  # whose self-play gives the match reward's hand model
+    match_deals: int = 1000  # deals (each dealt by every seat) that estimate that model
     train_forced: bool = False  # also learn from decisions with one legal action
 
 
@@ -113,10 +118,12 @@ class EvalSection:
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])  # agent specs
     pimc_every: int = 0  # evaluations between pimc evaluations (0: never)
     pimc_deals: int = 200  # deals of each pimc evaluation (pimc is slow)
+    matches: int = 0  # whole matches against each opponent, for eval/match_win_vs_* (0: none)
 
 
 @dataclass(frozen=True)
 class WarmStartSection:
+    actor: str = ""  # an exported bot (shipped name or .onnx) whose actor the network starts from
     imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
     updates: int = 60  # imitation steps
     games: int = 2048  # games per batch of imitated decisions

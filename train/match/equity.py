@@ -59,6 +59,11 @@ class EquityTable:
             raise ValueError(f"a score of {max(scores)} has reached the target {self.target}")
         return self.win[(dealer, *scores)].copy()
 
+    def lookup(self, scores: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+        """``float64 [B, N]``: :meth:`at` for a batch of running matches (scores below T)."""
+        index = (np.asarray(dealers, dtype=np.int64), *np.asarray(scores, dtype=np.int64).T)
+        return self.win[index]
+
     def at_start(self, first_dealer: int | None = None) -> np.ndarray:
         """Each seat's chance from 0-0: ``first_dealer`` deals, or every seat equally often."""
         zero = (0,) * self.players
