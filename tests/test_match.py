@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -274,3 +275,35 @@ def test_the_match_reward_is_refused_where_it_cannot_be_read(tmp_path, capsys) -
         one_line(status, err, named)
     status, _, err = cli(capsys, "train", TINY, "--runs-dir", tmp_path, "--set", "ppo.reward=win")
     one_line(status, err, "ppo.reward", "hand or match")
+
+
+def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network() -> None:
+    """``warmstart.actor``: the network then plays the bot's very policy; a network of
+    another shape is refused, naming the part that differs."""
+    from spar_agents import make_agent
+    from spar_agents.ppo.agent import PPOAgent
+    from spar_env.core import reset
+    from spar_env.history import History
+    from spar_env.situation import Situation
+    from spar_train.actor_from_bot import load_actor
+    from spar_train.config import load_config
+    from spar_train.model import build_model
+    from spar_train.sections import rules_of
+    from spar_train.tournament import draw_deals
+
+    config = load_config(Path(__file__).parents[1] / "configs" / "ppo_spar_match.toml")
+    rules = make_rules("spar")
+    model = build_model(config, rules)
+    load_actor(model, "universal")
+    decks, dealers = draw_deals(rules, 0, 0, 64)
+    state = reset(rules, 64, np.random.default_rng(0), decks=decks, dealers=dealers)
+    situation = Situation(state, History(state), np.arange(64))
+    learner = PPOAgent(rules, model, greedy=True, universal=True)
+    bot = make_agent("onnx:universal", rules)
+    rng = np.random.default_rng(0)
+    np.testing.assert_allclose(
+        learner.act(situation, rng).probs, bot.act(situation, rng).probs, atol=1e-5
+    )
+    single = build_model(config.replace(game=config.game.__class__()), rules_of(config))
+    with pytest.raises(ValueError, match=r"no actor\.0\.weight of shape"):
+        load_actor(single, "universal")
