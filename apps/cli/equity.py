@@ -150,6 +150,8 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
     from rich.table import Table
 
     console = Console()
+    if not console.is_terminal:  # a file or a pipe: no need to fold lines into 80 columns
+        console = Console(width=max(120, 6 * (rules.end_value or 0) + 10))
     how = (
         "exact (dynamic programming)"
         if start.method == "exact"
@@ -176,8 +178,6 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
         table.add_column(str(c), justify="right")
     for r in range(target):
         table.add_row(str(r), *(f"{100 * grid[r, c]:.0f}" for c in range(target)))
-    if not console.is_terminal:
-        console = Console(width=max(120, 6 * target + 10))
     console.print(table)
 
 

@@ -1,0 +1,128 @@
+"""Match play benchmarks: the equity table against simulation, the match bench's speed, and
+the shipped bots' coverage of every session end.
+
+    python benchmarks/match_play.py equity   [--cells 40] [--matches 40000]
+    python benchmarks/match_play.py speed    [--matches 20000] [--deals 20000]
+    python benchmarks/match_play.py coverage [--matches 2000] [--players 4]
+
+``equity``: 4-player spar to 10, the hand model of ``onnx:universal`` self-play; at
+randomly drawn cells (scores and dealer) the exact table must lie inside the 95%
+interval of a Monte-Carlo simulation of the same hand model (about 1 cell in 20
+may not, by chance; the count is reported).
+
+``speed``: on one core (pin it with ``taskset -c 0``), whole matches of 4-player
+spar to 10 between shipped ONNX bots (``onnx:universal onnx:spar4``, every
+rotation), and in the same run the hand bench of the same lineup, so the two
+figures are compared on one machine: matches per second beside hands per second.
+
+``coverage``: for every play preset, at targets 5, 6, 10, 12, 15, 20, 24, 30 and
+stones 10 and 30, the shipped universal bot against ``heuristic`` (one bot seat,
+the rest heuristic, every rotation) on the match bench: its share of matches and
+whether its 95% interval lies above the fair share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from spar_env.rules import PRESETS, make_rules
+from spar_train.match.bench import run_match_bench
+from spar_train.match.equity import equity_table, simulate_equity
+from spar_train.match.model import estimate_hand_model
+from spar_train.tournament import run_tournament
+
+ENDS = [f"target:{t}" for t in (5, 6, 10, 12, 15, 20, 24, 30)] + ["stones:10", "stones:30"]
+PLAY_PRESETS = [name for name in PRESETS if make_rules(name).end_kind != "one_hand"]
+
+
+def equity(cells: int, matches: int, seed: int) -> dict:
+    rules = make_rules("spar")
+    model = estimate_hand_model(["onnx:universal"], rules, 4000, seed)
+    table = equity_table(model, 10)
+    rng = np.random.default_rng(seed)
+    outside, worst = 0, 0.0
+    for k in range(cells):
+        scores = rng.integers(0, 10, rules.players).tolist()
+        dealer = int(rng.integers(0, rules.players))
+        exact = table.at(scores, dealer)
+        sampled = simulate_equity(model, rules, scores, dealer, matches=matches, seed=k)
+        outside += int((np.abs(sampled.win - exact) > sampled.ci95).sum())
+        worst = max(worst, float((np.abs(sampled.win - exact) / sampled.ci95).max()))
+    return {
+        "game": "spar, 4 players, target:10",
+        "hand_model": "onnx:universal self-play, 4,000 deals x 4 dealers",
+        "cells": cells,
+        "seat_figures": cells * rules.players,
+        "outside_95": outside,
+        "expected_outside": 0.05 * cells * rules.players,
+        "worst_in_halfwidths": worst,
+        "matches_per_cell": matches,
+    }
+
+
+def speed(matches: int, deals: int, seed: int) -> dict:
+    rules = make_rules("spar")
+    lineup = ["onnx:universal", "onnx:spar4"]
+    run_match_bench(lineup, rules, 50, seed)  # load the bots and compile the engine first
+    start = time.perf_counter()
+    result = run_match_bench(lineup, rules, matches, seed)
+    match_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    hands = run_tournament(lineup, rules, deals, seed)
+    hand_seconds = time.perf_counter() - start
+    return {
+        "lineup": lineup,
+        "cpus": len(os.sched_getaffinity(0)),
+        "matches": result.games,
+        "mean_hands": result.mean_hands,
+        "matches_per_second": result.games / match_seconds,
+        "match_hands_per_second": result.hands / match_seconds,
+        "hand_bench_hands_per_second": hands.games / hand_seconds,
+    }
+
+
+def coverage(matches: int, players: int, seed: int) -> list[dict]:
+    rows = []
+    for variant in PLAY_PRESETS:
+        for end in ENDS:
+            rules = make_rules(variant, players=players, end=end)
+            result = run_match_bench(
+                ["onnx:universal"] + ["heuristic"] * (players - 1), rules, matches, seed
+            )
+            bot = result.agents[0]
+            rows.append({
+                "variant": variant, "players": players, "end": end,
+                "match_share": bot.match_share, "ci95": bot.match_ci95,
+                "fair": bot.fair_share, "above": bot.match_share - bot.match_ci95 > bot.fair_share,
+                "payoff_per_hand": bot.mean_payoff, "mean_hands": result.mean_hands,
+            })  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
+    parser.add_argument("what", choices=["equity", "speed", "coverage"])
+    parser.add_argument("--cells", type=int, default=40)
+    parser.add_argument("--matches", type=int)
+    parser.add_argument("--deals", type=int, default=20_000)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.what == "equity":
+        out = equity(args.cells, args.matches or 40_000, args.seed)
+    elif args.what == "speed":
+        out = speed(args.matches or 20_000, args.deals, args.seed)
+    else:
+        rows = coverage(args.matches or 2000, args.players, args.seed)
+        out = {"cells": len(rows), "above": sum(r["above"] for r in rows), "rows": rows}
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
