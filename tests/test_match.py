@@ -307,3 +307,33 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network() -> No
     single = build_model(config.replace(game=config.game.__class__()), rules_of(config))
     with pytest.raises(ValueError, match=r"no actor\.0\.weight of shape"):
         load_actor(single, "universal")
+
+
+SMALL = {
+    "equity": ["--deals", "30"],
+    "bench": ["--matches", "10"],
+}  # appended: argparse's last wins
+
+
+def test_the_match_page_commands_run_with_small_sizes(tmp_path, monkeypatch, capsys) -> None:
+    """Every command of docs/guide/match.md runs as written, with smaller sizes appended."""
+    import re
+    import shlex
+
+    from spar_apps.cli import main
+
+    page = (Path(__file__).parents[1] / "docs" / "guide" / "match.md").read_text()
+    lines = [
+        line.partition("#")[0].strip()
+        for block in re.findall(r"```bash\n(.*?)```", page, re.S)
+        for line in block.splitlines()
+    ]
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for line in filter(None, lines):
+        argv = shlex.split(line)
+        assert argv[0] == "spar", line
+        assert main([*argv[1:], *SMALL[argv[1]]]) == 0, (line, capsys.readouterr().err)
+        ran += 1
+    assert ran == 6
+    assert (tmp_path / "equity.png").read_bytes().startswith(b"\x89PNG")

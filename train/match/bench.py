@@ -239,9 +239,9 @@ def summarise_matches(
         match = np.repeat(np.arange(count), rotations)
         won = outcome.winner >= 0
         winner_agent = agent_at[np.flatnonzero(won), outcome.winner[won]]
-        share = np.bincount(match[won] * a + winner_agent, minlength=count * a).reshape(count, a)
-        shares.append(share / rotations)
-        pay = np.bincount(
+        won_by = np.bincount(match[won] * a + winner_agent, minlength=count * a).reshape(count, a)
+        shares.append(won_by / rotations)
+        paid = np.bincount(
             (match[:, None] * a + agent_at).ravel(),
             weights=outcome.payoffs.ravel(),
             minlength=count * a,
@@ -251,7 +251,7 @@ def summarise_matches(
             weights=np.repeat(outcome.hands, agent_at.shape[1]),
             minlength=count * a,
         ).reshape(count, a)
-        pays.append(pay / seat_hands)
+        pays.append(paid / seat_hands)
         hands.append(seat_hands)
         ties += int((~won).sum())
         games += outcome.winner.shape[0]

@@ -23,9 +23,9 @@ among the tied seats (the model is of full tables, so this is approximate).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +69,8 @@ class EquityTable:
         zero = (0,) * self.players
         if first_dealer is not None:
             return self.at(zero, first_dealer)
-        return self.win[(slice(None), *zero)].mean(axis=0)
+        every_dealer: tuple[Any, ...] = (slice(None), *zero)
+        return self.win[every_dealer].mean(axis=0)
 
 
 def _check_state(scores: Sequence[int], dealer: int, n: int) -> tuple[int, ...]:
@@ -162,8 +163,9 @@ def simulate_equity(
     if matches < 1:
         raise ValueError(f"matches must be at least 1; got {matches}")
     rng = np.random.default_rng([seed, 5])
-    score = np.tile(_check_state(scores or (0,) * n, 0, n), (matches, 1)).astype(np.int64)
-    held = np.tile(_check_state(stones or (0,) * n, 0, n), (matches, 1)).astype(np.int64)
+    zero = (0,) * n
+    score = np.tile(_check_state(zero if scores is None else scores, 0, n), (matches, 1))
+    held = np.tile(_check_state(zero if stones is None else stones, 0, n), (matches, 1))
     pool = np.full(matches, value - int(held[0].sum()) if kind == "stones" else 0)
     if kind == "stones" and pool[0] < 0:
         raise ValueError(f"the seats hold {int(held[0].sum())} stones; the pool has {value}")
@@ -269,21 +271,18 @@ def match_equity(
     if rules.end_kind == "target" and table_cells(n, value) <= EXACT_LIMIT:
         table = equity_table(model, value)
         at_zero = scores is None or max(scores) == 0
+        if scores is None:
+            scores = (0,) * n
         if dealer is None and rules.first_dealer is None and at_zero:
             win = table.at_start()
         else:
             fixed = rules.first_dealer if dealer is None else dealer
             if fixed is None:
                 raise ValueError("say which seat deals the next hand")
-            win = table.at(scores or (0,) * n, fixed)
+            win = table.at(scores, fixed)
         return Equity(win, np.zeros(n), "exact")
     sampled = simulate_equity(model, rules, scores, dealer, matches=matches, seed=seed)
     return Equity(sampled.win, sampled.ci95, "sampled")
-
-
-def decided(win: float, ci95: float, fair: float) -> bool:
-    """Whether an interval ``win ± ci95`` lies wholly on one side of ``fair``."""
-    return not math.isnan(ci95) and abs(win - fair) > ci95
 
 
 def leader_grid(model: HandModel, rules: Ruleset) -> np.ndarray | None:
@@ -296,4 +295,5 @@ def leader_grid(model: HandModel, rules: Ruleset) -> np.ndarray | None:
     win = equity_table(model, target).win  # [dealer, s_0, ..., s_{N-1}, seat]
     rest = (0,) * (n - 2)
     # the leader sits at seat 1; a symmetric model makes the choice of seat immaterial
-    return win[(slice(None), slice(None), slice(None), *rest, 0)].mean(axis=0)
+    index: tuple[Any, ...] = (slice(None), slice(None), slice(None), *rest, 0)
+    return win[index].mean(axis=0)
