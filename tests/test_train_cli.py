@@ -116,3 +116,22 @@ def test_a_run_in_a_log_says_it_started_shows_the_warm_start_and_what_cut_it_sho
     more = spar(*finish.split()[1:], cwd=tmp_path)
     assert more.returncode == 0, more.stderr
     assert "evaluation after update 4" in more.stdout and "ended the run" not in more.stdout
+
+
+def test_the_progress_bar_keeps_to_one_line_on_a_narrow_terminal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from spar_apps.cli.train import _progress
+
+    figures = "12,345 decisions/s  KL 0.0012  vs heuristic +0.123  vs onnx:universal -0.004"
+    for width in (30, 50, 80, 200):
+        console = Console(file=io.StringIO(), width=width, force_terminal=True, color_system=None)
+        bar = _progress(console)
+        bar.update(bar.add_task("warm start", total=500, figures=figures), completed=123)
+        lines = console.render_lines(bar.get_renderable(), console.options)
+        assert len(lines) == 1, width
+        text = "".join(segment.text for segment in lines[0]).rstrip()
+        assert len(text) <= width and text.startswith("warm start")
+        assert "123/500" in text or width < 40  # the count shows wherever there is room

@@ -31,7 +31,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from spar_apps.cli.arguments import add_command, add_ray_option, seed
 
@@ -138,15 +138,21 @@ def _list_configs() -> int:
 
 
 def _progress(console: Console) -> Progress:
-    """A bar with a description and a free text of live figures (off when not a terminal)."""
+    """A bar with a description and a free text of live figures (off when not a terminal).
+
+    The figures are cut with an ellipsis, and the bar narrows, to fit a narrow terminal on
+    one line: a bar that wraps redraws as a scroll of half lines.
+    """
+    one_line = {"no_wrap": True, "overflow": "ellipsis"}
     return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("[bold]{task.description}", table_column=Column(**one_line)),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=4)),
+        MofNCompleteColumn(table_column=Column(**one_line)),
         TimeElapsedColumn(),
-        TextColumn("{task.fields[figures]}"),
+        TextColumn("{task.fields[figures]}", table_column=Column(ratio=3, **one_line)),
         console=console,
         disable=not console.is_terminal,
+        expand=True,
     )
 
 
