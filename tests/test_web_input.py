@@ -421,3 +421,57 @@ def test_a_bind_beyond_this_machine_warns():
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+def test_a_half_sent_header_is_cut_off_and_a_whole_one_answered(impl: str) -> None:
+    """A slow-loris client (half a header, then nothing) is closed at the header deadline;
+    a client that sends its header in pieces in time, and its next request on the same
+    connection, are answered."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from spar_apps.cli.serve import server_config
+    from spar_apps.web.deadline import header_deadline
+
+    config = server_config(uvicorn, create_app(Lobby([])), None, header_seconds=0.5)
+    config.host, config.port = "127.0.0.1", 0
+    if impl == "h11":
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        config.http = header_deadline(H11Protocol, 0.5)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        request = b"GET /api/offer HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+        def connect() -> socket.socket:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            return s
+
+        slow = connect()
+        slow.sendall(request[:20])
+        began = time.monotonic()
+        assert slow.recv(100) == b""  # closed by the server, not answered
+        assert 0.4 < time.monotonic() - began < 3
+
+        polite = connect()
+        for piece in (request[:10], request[10:30], request[30:]):
+            polite.sendall(piece)
+            time.sleep(0.1)
+        assert polite.recv(4096).startswith(b"HTTP/1.1 200")
+        time.sleep(0.2)
+        polite.sendall(request)  # the same connection, a second request
+        assert polite.recv(4096).startswith(b"HTTP/1.1 200")
+        polite.close()
+        slow.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -134,11 +134,17 @@ def _announcing_server(uvicorn):
     return AnnouncingServer
 
 
-def server_config(uvicorn, app, proxy: str | None):
-    """uvicorn's settings: no forwarded header trusted unless ``proxy`` names the proxy."""
+def server_config(uvicorn, app, proxy: str | None, header_seconds: float | None = None):
+    """uvicorn's settings: no forwarded header trusted unless ``proxy`` names the proxy, and
+    a deadline on request headers (:mod:`spar_apps.web.deadline`; default 10 s)."""
+    from spar_apps.web.deadline import HEADER_SECONDS, deadline_protocol
+
+    if header_seconds is None:
+        header_seconds = HEADER_SECONDS
     return uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", ws="none",
         proxy_headers=proxy is not None, forwarded_allow_ips=proxy or "",
+        http=deadline_protocol(header_seconds),
     )  # fmt: skip  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
 
 
