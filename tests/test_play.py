@@ -332,6 +332,8 @@ def test_spar_play_in_a_terminal_plays_a_whole_session(tmp_path: Path) -> None:
         index = child.expect(["your card: ", "Enter for the next hand", "final scores"])
         if index == 1:
             hands += 1
+            assert "match chance" in child.before  # the first hand's summary: the match goes on
+            assert "were all seats equal players" in child.before
             child.sendline("")
         elif index == 2:
             hands += 1
