@@ -151,8 +151,9 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
         assert shown in summaries[0], (seat, shown)
     # the match chances while the match goes on, and not once it is over
     assert "match chance" in summaries[0] and "match chance" not in summaries[1]
-    chances = [int(x) for x in re.findall(r"(\d+)%", summaries[0])]
-    assert len(chances) == rules.players and sum(chances) <= 100 + rules.players  # ties: none
+    *chances, tie = [int(x) for x in re.findall(r"(\d+)%", summaries[0])]
+    assert "a tie for most points" in summaries[0]  # hands:2: one hand left, a tie may come
+    assert len(chances) == rules.players and abs(sum(chances) + tie - 100) <= rules.players
 
 
 @pytest.mark.parametrize("end", ["target:4", "stones:4", "hands:3", "open", "one_hand"])
