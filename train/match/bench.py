@@ -35,7 +35,8 @@ from spar_agents import Agent, Situation, make_agent
 from spar_env.core import next_hand, reset, shuffle_decks, tables_for
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
-from spar_train.tournament import Batch, Progress, Seating, batches, check_request, seating
+from spar_train import tournament
+from spar_train.tournament import Progress, Seating, batches, check_request, seating
 from spar_train.tournament.seating import DEAL_BLOCK
 from spar_train.tournament.stats import mean_ci
 
@@ -47,7 +48,7 @@ class MatchDecks:
     """The decks of a batch's matches, hand by hand: hand ``j`` of match ``i`` depends on
     ``(seed, i, j)`` only (module docstring)."""
 
-    def __init__(self, rules: Ruleset, seed: int, batch: Batch) -> None:
+    def __init__(self, rules: Ruleset, seed: int, batch: tournament.Batch) -> None:
         self._tables = tables_for(rules)
         self._seed = seed
         self._matches = np.arange(batch.start, batch.start + batch.count)
@@ -95,7 +96,7 @@ def play_matches(
     players: Sequence[Agent],
     seats: Seating,
     seed: int,
-    batch: Batch,
+    batch: tournament.Batch,
     on_hand: Callable[[float], None] | None = None,
 ) -> MatchOutcome:
     """Play one batch of ``seed``'s matches in every rotation of ``seats`` to their end.
@@ -322,7 +323,7 @@ def run_match_bench(
             on_hand = None
             if progress is not None:
 
-                def on_hand(done: float, batch: Batch = batch) -> None:
+                def on_hand(done: float, batch: tournament.Batch = batch) -> None:
                     progress(batch.start + int(done * batch.count), matches)
 
             yield play_matches(rules, players, seats, seed, batch, on_hand)
