@@ -11,6 +11,7 @@ for the share of matches the learner wins.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from spar_agents import Agent
 from spar_env.rules import Ruleset
@@ -42,4 +43,26 @@ def evaluate_matches(
         lineup = [LEARNER] + [spec] * (rules.players - 1)
         result = run_match_bench(lineup, rules, matches, seed, agents={LEARNER: agent})
         out[spec] = result.agents[0]
+    return out
+
+
+def tag_of(spec: str) -> str:
+    """A TensorBoard-friendly name for an agent spec (``onnx:universal`` -> ``onnx_universal``)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in spec)
+
+
+def log_match_evaluations(
+    config: Any, agent: Agent, rules: Ruleset, writer: Any, step: int, prefix: str = ""
+) -> dict[str, dict[str, float]]:
+    """``eval.matches`` whole matches against each of ``eval.opponents``, logged as
+    ``eval/<prefix>match_win_vs_<tag>`` and its ``_ci95`` (nothing for an open session)."""
+    e = config.eval
+    if not e.matches or rules.end_kind == "open":
+        return {}
+    out = {}
+    for spec, result in evaluate_matches(agent, rules, e.opponents, e.matches, e.seed).items():
+        tag = tag_of(spec)
+        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}", result.match_share, step)
+        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}_ci95", result.match_ci95, step)
+        out[spec] = {"match_share": result.match_share, "match_ci95": result.match_ci95}
     return out

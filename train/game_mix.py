@@ -328,13 +328,13 @@ def evaluate_mix(
     Returns, by opponent, the mean over games of the mean payoff with its 95% interval, the
     number of games whose 95% interval lies above 0 (``games_above``) and the number of games.
     """
-    from spar_train.evaluate import evaluate, evaluate_matches
+    from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 
     out: dict[str, dict[str, float]] = {}
     begin = time.perf_counter()
     e = config.eval
     for spec in e.opponents:
-        tag = "".join(ch if ch.isalnum() else "_" for ch in spec)
+        tag = tag_of(spec)
         means, cis, above = [], [], 0
         for game in mix_games(config):
             agent = PPOAgent(game.rules, model, greedy=True, universal=True)
@@ -344,15 +344,15 @@ def evaluate_mix(
             means.append(result.mean_payoff)
             cis.append(result.ci95)
             above += int(result.mean_payoff - result.ci95 > 0)
-            if e.matches and game.rules.end_kind != "open":
-                (match,) = evaluate_matches(agent, game.rules, [spec], e.matches, e.seed).values()
-                writer.add_scalar(f"eval/{game.name}/match_win_vs_{tag}", match.match_share, step)
         writer.add_scalar(f"eval/payoff_vs_{tag}", float(np.mean(means)), step)
         writer.add_scalar(f"eval/games_above_0_vs_{tag}", above, step)
         # The interval of the mean over games, from each game's (independent deals).
         ci95 = float(np.sqrt(np.sum(np.square(cis)))) / len(cis)
         out[spec] = {"mean_payoff": float(np.mean(means)), "ci95": ci95, "games_above": above,
                      "games": len(means)}  # fmt: skip
+    for game in mix_games(config):  # whole matches, where eval.matches asks for them
+        agent = PPOAgent(game.rules, model, greedy=True, universal=True)
+        log_match_evaluations(config, agent, game.rules, writer, step, prefix=f"{game.name}/")
     writer.add_scalar("time/eval_seconds", time.perf_counter() - begin, step)
     writer.flush()
     return out

@@ -20,9 +20,12 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import arithmetic, input_dtype, resolve
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
+from spar_train.finite import check_finite
 from spar_train.game_mix import MixCollector
 from spar_train.opponent_pool import SELF, OpponentPool
+from spar_train.progress import Progress
 from spar_train.rollout import Collector
+from spar_train.run_dir import WARMSTART_DIR
 
 if TYPE_CHECKING:
     from spar_train.distributed.rollout import RayCollector
@@ -86,3 +89,25 @@ def imitate(
         if on_step is not None:
             on_step(step, losses[-1])
     return losses
+
+
+def warm_start_imitation(config, model, collector, scale, rng, run_dir, report) -> None:
+    """The warm start's imitation of ``warmstart.imitate`` in a run (:mod:`spar_train.ppo`),
+    logged in its own folder and checked for finite weights."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    warm = config.warmstart
+    # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
+    # last checkpoint never drops warm-start points.
+    warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
+
+    def on_imitation(step: int, loss: float) -> None:
+        warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
+        if report is not None:
+            report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
+
+    losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
+                     on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
+    warm_writer.close()
+    check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
+                 f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip

@@ -49,7 +49,7 @@ from spar_env.rules import Ruleset
 from spar_train.actor_from_bot import load_actor
 from spar_train.checkpoint_fit import check_fits, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
-from spar_train.evaluate import evaluate
+from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 from spar_train.finite import check_finite
 from spar_train.game_mix import (
     MixCollector,
@@ -59,13 +59,13 @@ from spar_train.game_mix import (
     mix_change,
     mix_signature,
 )
-from spar_train.imitate import imitate
+from spar_train.imitate import warm_start_imitation
 from spar_train.match.reward import match_table_of
 from spar_train.model import build_model, reward_scale
 from spar_train.opponent_pool import OpponentPool
 from spar_train.progress import Progress, Reporter
 from spar_train.rollout import Collector, Rollout
-from spar_train.run_dir import WARMSTART_DIR, run_folder, write_checkpoint
+from spar_train.run_dir import run_folder, write_checkpoint
 
 if TYPE_CHECKING:
     from spar_train.distributed.rollout import RayCollector
@@ -242,7 +242,7 @@ def _run(
         if warm.actor:  # the actor of an exported bot (the critic starts fresh)
             load_actor(model, warm.actor)
         if imitating:
-            _imitate(config, model, collector, scale, rng, run_dir, report)
+            warm_start_imitation(config, model, collector, scale, rng, run_dir, report)
         counters.warm_started = True
         save()
 
@@ -274,7 +274,7 @@ def _run(
         writer.add_scalar("charts/decisions", counters.decisions, step)
         for entry, (total, hands) in rollout.payoff_by_entry.items():
             if hands:
-                writer.add_scalar(f"charts/train_payoff_vs_{_tag(entry)}", total / hands, step)
+                writer.add_scalar(f"charts/train_payoff_vs_{tag_of(entry)}", total / hands, step)
 
         if step % config.pool.snapshot_every == 0:
             pool.add_snapshot(model)
@@ -309,27 +309,6 @@ def _run(
     return result
 
 
-def _imitate(config, model, collector, scale, rng, run_dir, report) -> None:
-    """The warm start's imitation of ``warmstart.imitate``, logged in its own folder."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    warm = config.warmstart
-    # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
-    # last checkpoint never drops warm-start points.
-    warm_writer = SummaryWriter(str(run_dir / WARMSTART_DIR))
-
-    def on_imitation(step: int, loss: float) -> None:
-        warm_writer.add_scalar("warmstart/cross_entropy", loss, step)
-        if report is not None:
-            report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
-
-    losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                     on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
-    warm_writer.close()
-    check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
-                 f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
-
-
 def _evaluate(
     config: Config, rules: Ruleset, model: ActorCritic, writer: Any, step: int
 ) -> dict[str, dict[str, float]]:
@@ -347,7 +326,7 @@ def _evaluate(
     for spec in specs:
         deals = e.pimc_deals if spec == "pimc" else e.deals
         (result,) = evaluate(agent, rules, [spec], deals, e.seed).values()
-        tag = _tag(spec)
+        tag = tag_of(spec)
         writer.add_scalar(f"eval/payoff_vs_{tag}", result.mean_payoff, step)
         writer.add_scalar(f"eval/payoff_vs_{tag}_ci95", result.ci95, step)
         figures = {"mean_payoff": result.mean_payoff, "ci95": result.ci95}
@@ -361,34 +340,10 @@ def _evaluate(
                 writer.add_scalar(f"skill/{name}_vs_{tag}", value, step)
                 figures[name] = value
         out[spec] = figures
-    for spec, match in _match_evaluations(config, agent, rules, "", writer, step).items():
+    for spec, match in log_match_evaluations(config, agent, rules, writer, step).items():
         out[spec].update(match)
     writer.flush()
     return out
-
-
-def _match_evaluations(
-    config: Config, agent: Any, rules: Ruleset, prefix: str, writer: Any, step: int
-) -> dict[str, dict[str, float]]:
-    """``eval.matches`` whole matches against each eval opponent, logged as
-    ``eval/<prefix>match_win_vs_<tag>`` (the learner's share; fair: 1 / players)."""
-    e = config.eval
-    if not e.matches or rules.end_kind == "open":
-        return {}
-    from spar_train.evaluate import evaluate_matches
-
-    out = {}
-    for spec, result in evaluate_matches(agent, rules, e.opponents, e.matches, e.seed).items():
-        tag = _tag(spec)
-        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}", result.match_share, step)
-        writer.add_scalar(f"eval/{prefix}match_win_vs_{tag}_ci95", result.match_ci95, step)
-        out[spec] = {"match_share": result.match_share, "match_ci95": result.match_ci95}
-    return out
-
-
-def _tag(spec: str) -> str:
-    """A TensorBoard-friendly name for an agent spec."""
-    return "".join(ch if ch.isalnum() else "_" for ch in spec)
 
 
 def _hparam_table(config: Config) -> str:

@@ -134,11 +134,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
     matches = args.matches is not None
-    if matches and rules.end_kind == "open":
-        raise ValueError(
-            f"{rules.variant} is an open session, so a match never ends: "
-            "give one with --set end=target:10 (or stones:K, hands:K)"
-        )
+    if matches:
+        from spar_train.match.model import require_match_end
+
+        require_match_end(rules)  # before any agent loads
     what = "matches" if matches else "deals"
     total = args.matches if matches else args.deals
     chunk = args.chunk or (DEFAULT_MATCH_CHUNK if matches else DEFAULT_CHUNK)

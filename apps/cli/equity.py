@@ -62,17 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spar_train.match.equity import leader_grid, match_equity
-    from spar_train.match.model import estimate_hand_model
+    from spar_train.match.model import estimate_hand_model, require_match_end
 
     lineup = args.agents or [DEFAULT_LINEUP]
     rules, note = rules_from_lineup(args, lineup)
     if note and args.agents:
         print(f"spar equity: {note}", file=sys.stderr)
-    if rules.end_kind == "open":
-        raise ValueError(
-            f"{rules.variant} is an open session, so no one wins a match: "
-            "give an end with --set end=target:10 (or stones:K, hands:K)"
-        )
+    require_match_end(rules)  # before the hand model is estimated
     scores = _scores(args.scores, rules.players)
     if args.dealer is not None and scores is None:
         raise ValueError("--dealer goes with --scores: the state whose next hand it deals")

@@ -37,6 +37,7 @@ from spar_train.match.bench import (
     play_matches,
     summarise_matches,
 )
+from spar_train.match.model import require_match_end
 from spar_train.tournament import (
     DEFAULT_CHUNK,
     Batch,
@@ -96,10 +97,7 @@ def run_match_bench_on_ray(
         ValueError: for a bad lineup, spec, count or seed, or an open session, before any task.
     """
     check_request(matches, chunk, seed)
-    if rules.end_kind == "open":
-        raise ValueError(
-            f"{rules.variant} is an open session: a match needs an end (e.g. --set end=target:10)"
-        )
+    require_match_end(rules)
     seats = _seats(lineup, rules)
     outcomes = _play_on_ray(play_matches, rules, seats, seed, matches, chunk, progress, address)
     return summarise_matches(lineup, rules, matches, seed, seats, outcomes)

@@ -31,12 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spar_agents import Agent, Situation, make_agent
+from spar_agents import Agent, make_agent
 from spar_env.core import next_hand, reset, shuffle_decks, tables_for
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 from spar_train import tournament
+from spar_train.match.model import require_match_end
 from spar_train.tournament import Progress, Seating, batches, check_request, seating
+from spar_train.tournament.hands import decide
 from spar_train.tournament.seating import DEAL_BLOCK
 from spar_train.tournament.stats import mean_ci
 
@@ -105,10 +107,7 @@ def play_matches(
     outcome depends on ``(seed, batch)`` alone. ``on_hand(done)`` hears the
     share of the batch's matches over after each hand ends somewhere.
     """
-    if rules.end_kind == "open":
-        raise ValueError(
-            f"{rules.variant} is an open session: a match needs an end (e.g. --set end=target:10)"
-        )
+    require_match_end(rules)
     rotations = seats.rotations
     decks = MatchDecks(rules, seed, batch)
     agent_at = np.tile(seats.table, (batch.count, 1))
@@ -127,12 +126,7 @@ def play_matches(
         rows = np.flatnonzero(~state.terminated)
         if rows.size == 0:
             break
-        owner = agent_at[rows, state.current_player[rows]]
-        actions = np.zeros(state.batch_size, dtype=np.int64)
-        for a, agent in enumerate(players):
-            games = rows[owner == a]
-            if games.size:
-                actions[games] = agent.act(Situation(state, history, games), rng).actions
+        actions = decide(players, agent_at, state, history, rows, rng)
         ended_before = state.terminated.copy()
         step_with_history(state, actions, history)
         payoffs += state.rewards
@@ -310,10 +304,7 @@ def run_match_bench(
         ValueError: for a bad lineup, spec, count or seed, or a session that never ends.
     """
     check_request(matches, chunk, seed)
-    if rules.end_kind == "open":
-        raise ValueError(
-            f"{rules.variant} is an open session: a match needs an end (e.g. --set end=target:10)"
-        )
+    require_match_end(rules)
     seats = seating(lineup, rules.players)
     ready = dict(agents or {})
     players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from spar_env.rules import Ruleset
-from spar_train.match.model import HandModel
+from spar_train.match.model import HandModel, require_match_end
 
 EXACT_LIMIT = 40_000_000  # float64 cells of an exact table (N dealers x T**N scores x N seats)
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
@@ -156,8 +156,7 @@ def simulate_equity(
         ValueError: for an open session, a model of another table size, or a bad state.
     """
     n, kind, value = rules.players, rules.end_kind, rules.end_value or 1
-    if kind == "open":
-        raise ValueError(f"{rules.variant} is an open session: no match to win (set end=...)")
+    require_match_end(rules)
     if model.players != n:
         raise ValueError(f"the hand model is of {model.players} seats; the game has {n}")
     if matches < 1:

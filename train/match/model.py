@@ -82,6 +82,15 @@ class HandModel:
             raise ValueError(f"not a hand model: {err}") from err
 
 
+def require_match_end(rules: Ruleset) -> None:
+    """Raise ``ValueError`` for an open session: hands follow one another, but nobody wins."""
+    if rules.end_kind == "open":
+        raise ValueError(
+            f"{rules.variant} is an open session, so no one wins a match: "
+            "give it an end (e.g. --set end=target:10, stones:K or hands:K)"
+        )
+
+
 def lineup_seats(lineup: Sequence[str], players: int) -> list[str]:
     """The spec at each seat: the lineup in order, repeated round the table."""
     specs = [spec.strip() for spec in lineup]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spar_agents import Agent, Situation
-from spar_env.core import reset, tables_for
+from spar_env.core import State, reset, tables_for
 from spar_env.core.bits import popcount
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
@@ -27,6 +27,26 @@ class Outcome:
     had_low: np.ndarray  # bool [B, N] the seat held a scoring rank at trick 1
     kept_low: np.ndarray  # bool [B, N] its card in the last trick was a scoring rank
     before_last: np.ndarray  # int64 [B] seat that won trick H-1 (-1 for one-card hands)
+
+
+def decide(
+    agents: Sequence[Agent],
+    agent_at: np.ndarray,
+    state: State,
+    history: History,
+    rows: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``int64 [B]``: the action in each game of ``rows``, each agent deciding at once the
+    games where it holds the seat to move (``agent_at[g, s]``: the agent at seat ``s``);
+    0 elsewhere (games that are not stepped)."""
+    owner = agent_at[rows, state.current_player[rows]]
+    actions = np.zeros(state.batch_size, dtype=np.int64)
+    for a, agent in enumerate(agents):
+        games = rows[owner == a]
+        if games.size:
+            actions[games] = agent.act(Situation(state, history, games), rng).actions
+    return actions
 
 
 def play_batch(
@@ -52,12 +72,7 @@ def play_batch(
         rows = np.flatnonzero(~state.terminated)
         if rows.size == 0:
             break
-        owner = agent_at[rows, state.current_player[rows]]
-        actions = np.zeros(state.batch_size, dtype=np.int64)
-        for a, agent in enumerate(agents):
-            games = rows[owner == a]
-            if games.size:
-                actions[games] = agent.act(Situation(state, history, games), rng).actions
+        actions = decide(agents, agent_at, state, history, rows, rng)
         step_with_history(state, actions, history)
         payoffs += state.rewards
         if on_step is not None:
