@@ -48,6 +48,17 @@ def test_overrides_and_the_written_config_round_trip(tmp_path: Path) -> None:
     assert load_config(path) == config
 
 
+def test_a_run_written_with_an_empty_mix_still_resumes(tmp_path: Path) -> None:
+    """Runs saved before the empty mix was refused hold ``mix = []``: they resume as they were."""
+    from spar_train.config import CONFIG_FILE, resume_config
+
+    text = dump_config(Config(), "9.9.9")
+    assert "mix = []" not in text  # only a used mix is written
+    (tmp_path / CONFIG_FILE).write_text(text.replace("[game]\n", "[game]\nmix = []\n"))
+    assert "mix = []" in (tmp_path / CONFIG_FILE).read_text()
+    assert resume_config(tmp_path) == Config()
+
+
 BAD = [
     (["nosuch.key=1"], "nosuch: unknown section"),
     (["ppo.lrr=1"], "ppo.lrr: unknown key; keys of [ppo]: lr, "),
@@ -70,6 +81,7 @@ BAD = [
     (["game.players=9"], "game: spar allows at most 7 players"),
     (["game.variant=nosuch"], "game: unknown variant 'nosuch'"),
     (["game.options.nosuch=1"], "game: unknown option 'nosuch' for spar"),
+    (["game.mix=[]"], "game.mix: an empty mix names no game; remove the key"),
     (["pool.mix.nosuchagent=1"], "pool.mix.nosuchagent: unknown opponent"),
     (["pool.mix.self=-1"], "pool.mix.self: must be 0 or more"),
     (["pool.mix={ self = 0 }"], "pool.mix: must be shares that add up to more than 0"),

@@ -119,6 +119,13 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
             raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         apply_override(data, item)
+    game = data.get("game")
+    if isinstance(game, dict) and game.get("mix") == []:
+        # An empty mix would silently train the one default game: say so instead.
+        raise ConfigError(
+            "game.mix: an empty mix names no game; remove the key to train the one game "
+            "of game.variant and game.players, or list the games to mix"
+        )
     return from_dict(data)
 
 

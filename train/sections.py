@@ -49,7 +49,8 @@ class GameSection:
     players: int = 4  # seats at the table
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
     # Many games for one network instead (spar_train.game_mix): tables of variant, players
-    # (a count, a list or "all"), options and weight. Empty: the one game above.
+    # (a count, a list or "all"), options and weight. Absent: the one game above (an empty
+    # list is refused: it names no game).
     mix: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -178,6 +179,8 @@ class Config:
     def to_dict(self) -> dict[str, Any]:
         """The algorithm and the sections it reads, as plain data."""
         data = dataclasses.asdict(self)
+        if not data["game"]["mix"]:  # written only when used: an empty mix is refused on reading
+            del data["game"]["mix"]
         return {"algorithm": self.algorithm, **{k: data[k] for k in SECTIONS_OF[self.algorithm]}}
 
     def replace(self, **sections: Any) -> Config:
