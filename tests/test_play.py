@@ -20,6 +20,7 @@ from spar_agents import make_agent
 from spar_apps.terminal import HumanTable, MoveError, Quit, play_session, read_move, screen
 from spar_env import replay
 from spar_env.envs.render import BACK
+from spar_env.explain import MoveReason
 from spar_env.rules import make_rules
 
 SPAR = Path(sys.executable).parent / "spar"
@@ -66,64 +67,80 @@ SPAR4 = make_rules("spar")
 C = SPAR4.card_id
 
 
+def open_(*actions: int, closed: dict[int, str] | None = None) -> list[MoveReason]:
+    """Reasons as :func:`spar_env.explain.move_reasons` gives them: ``actions`` open,
+    ``closed`` shut with their reason (the reader passes the reason on)."""
+    return [MoveReason(a, True, "open") for a in actions] + [
+        MoveReason(a, False, why) for a, why in (closed or {}).items()
+    ]
+
+
 @pytest.mark.parametrize("text", ["6h", "6H", " 6h ", "6♥", "6♡"])
 def test_a_card_is_read_in_any_notation(text: str) -> None:
-    hand = [C("6H"), C("10S"), C("KD")]
-    assert read_move(text, SPAR4, hand, hand, -1) == C("6H")
+    assert read_move(text, SPAR4, open_(C("6H"), C("10S"), C("KD"))) == C("6H")
 
 
 @pytest.mark.parametrize("text", ["10S", "ts", "Ts", "10♠"])
 def test_ten_is_10_or_t(text: str) -> None:
-    hand = [C("6H"), C("10S")]
-    assert read_move(text, SPAR4, hand, hand, -1) == C("10S")
+    assert read_move(text, SPAR4, open_(C("6H"), C("10S"))) == C("10S")
 
 
 def test_a_number_chooses_among_the_legal_cards_in_order() -> None:
-    hand = [C("KD"), C("6H"), C("10S")]
-    legal = sorted(hand)
-    assert [read_move(str(i), SPAR4, legal, hand, -1) for i in (1, 2, 3)] == legal
+    legal = sorted([C("KD"), C("6H"), C("10S")])
+    reasons = open_(*legal[::-1])
+    assert [read_move(str(i), SPAR4, reasons) for i in (1, 2, 3)] == legal
     with pytest.raises(MoveError, match="no choice 4: type a number from 1 to 3"):
-        read_move("4", SPAR4, legal, hand, -1)
+        read_move("4", SPAR4, reasons)
     with pytest.raises(MoveError, match="no choice 0"):
-        read_move("0", SPAR4, legal, hand, -1)
+        read_move("0", SPAR4, reasons)
 
 
 def test_bad_lines_get_a_message_that_says_why() -> None:
-    hand = [C("KD"), C("9D"), C("6H")]
-    follow = [C("KD"), C("9D")]  # diamonds led
-    diamonds = SPAR4.suits.index("D")
+    must = "you must follow suit: diamonds were led and you hold K♦, 9♦"
+    reasons = open_(C("KD"), C("9D"), closed={C("6H"): must})  # diamonds led
     cases = {
         "": "type a card such as kd, or its number \\(1-2\\)",
         "   ": "type a card",
-        "xyz": "'xyz' is not a card",
+        "xyz": "'xyz' is not a card: write the rank \\(A, K, Q, J, 10, 9, 8, 7, 6\\)",
+        "3h": "'3h' is not in the spar deck: its ranks are A, K, Q, J, 10, 9, 8, 7, 6",
         "AS": "'AS' is not in the spar deck",
         "7c": "you do not hold 7♣",
-        "6h": "you must follow suit: diamonds were led and you hold K♦, 9♦",
+        "6h": must,
         "🂠": "is not a card",
         "²": "'²' is not a card",  # a digit to str.isdigit, not a number to int()
         "①": "'①' is not a card",
     }
     for text, message in cases.items():
         with pytest.raises(MoveError, match=message):
-            read_move(text, SPAR4, follow, hand, diamonds)
+            read_move(text, SPAR4, reasons)
     for word in ("q", "Q", "quit", "exit"):
         with pytest.raises(Quit):
-            read_move(word, SPAR4, follow, hand, diamonds)
+            read_move(word, SPAR4, reasons)
+
+
+def test_a_typing_hint_names_a_card_of_the_variant() -> None:
+    sipa = make_rules("sipa")
+    with pytest.raises(MoveError, match="'3h' is not in the sipa deck: its ranks are A, K") as e:
+        read_move("3h", sipa, open_())
+    assert "such as 7h" in str(e.value)  # no 6 in Sipa
+    with pytest.raises(MoveError, match="for example '7H'"):
+        read_move("zz", sipa, open_())
 
 
 def test_the_exchange_asks_keep_or_exchange_and_a_strong_hand_may_only_keep() -> None:
     rules = make_rules("spar", weak_hand_exchange=True)
     keep, swap = rules.keep_action, rules.exchange_action
-    weak = [keep, swap]
-    assert read_move("k", rules, weak, [], -1) == keep
-    assert read_move("exchange", rules, weak, [], -1) == swap
-    assert read_move("2", rules, weak, [], -1) == swap
-    with pytest.raises(MoveError, match="may only keep"):
-        read_move("e", rules, [keep], [], -1)
+    weak = open_(keep, swap)
+    assert read_move("k", rules, weak) == keep
+    assert read_move("exchange", rules, weak) == swap
+    assert read_move("2", rules, weak) == swap
+    strong = open_(keep, closed={swap: "your hand holds K♣: a hand with a 10 is strong"})
+    with pytest.raises(MoveError, match="your hand holds K♣: a hand with a 10 is strong: type k"):
+        read_move("e", rules, strong)
     with pytest.raises(MoveError, match="neither keep nor exchange"):
-        read_move("6h", rules, weak, [], -1)
+        read_move("6h", rules, weak)
     with pytest.raises(MoveError, match="type k to keep your hand or e to exchange"):
-        read_move("", rules, weak, [], -1)
+        read_move("", rules, weak)
 
 
 # ----- the table, the screen and the loop --------------------------------------------
@@ -293,7 +310,7 @@ def test_the_hint_shows_the_bots_probabilities() -> None:
     )
     views = [s for s in term.shown if "your hand:" in s]
     assert len(views) == rules.hand_size
-    assert all("hint, the bot's policy: " in v for v in views) and "%" in views[0]
+    assert all("hint, the bot's policy" in v for v in views) and "%" in views[0]
 
 
 # ----- the real command in a pseudo-terminal -----------------------------------------
@@ -327,19 +344,33 @@ def test_spar_play_in_a_terminal_plays_a_whole_session(tmp_path: Path) -> None:
         child.sendline(bad)
         child.expect(message)
         child.expect("your card: ")
-    hands = 0
+    child.sendline("r")  # the variant's rules, then the prompt again
+    child.expect("The tricks")
+    child.expect("your card: ")
+    hands, refused = 0, False
+    closed = re.compile(r"not ((?:10|[6-9JQKA])[♣♦♥♠])[^:]*: you must follow suit")
+    view = child.before
     while True:
+        shut = closed.search(view)
+        if shut and not refused:  # a card the table says is closed is refused with the reason
+            child.sendline(shut.group(1))
+            child.expect(r"you must follow suit: \w+ were led and you hold")
+            child.expect("your card: ")
+            refused = True
         child.sendline("1")
         index = child.expect(["your card: ", "Enter for the next hand", "final scores"])
+        view = child.before
         if index == 1:
             hands += 1
-            assert "match chance" in child.before  # the first hand's summary: the match goes on
-            assert "were all seats equal players" in child.before
+            assert "match chance" in view  # the first hand's summary: the match goes on
+            assert "were all seats equal players" in view
+            assert re.search(r"why \d+ points?: trick 5 won with", view)  # the score, explained
+            assert "pays " in view and " from " in view  # each payoff, explained
             child.sendline("")
         elif index == 2:
             hands += 1
             break
-    assert hands == 2
+    assert hands == 2 and refused
     assert finish(child) == 0
     records = [json.loads(line) for line in games.read_text().splitlines()]
     assert len(records) == 2 and all(replay(r)["points"] >= 1 for r in records)
@@ -351,7 +382,7 @@ def test_spar_play_in_a_terminal_leaves_on_ctrl_c_and_keeps_the_finished_hands(
     games = tmp_path / "games.jsonl"
     child = spawn("--opponents", "random", "--seed", "12", "--hint", "--record", str(games))
     for _ in range(SPAR4.hand_size):
-        child.expect("hint, the bot's policy: ")  # the shipped bot's probabilities
+        child.expect("hint, the bot's policy")  # the shipped bot's probabilities
         child.expect("your card: ")
         child.sendline("1")
     child.expect("Enter for the next hand")
@@ -432,4 +463,4 @@ def test_the_hint_comes_from_the_shipped_bot_that_plays_the_game() -> None:
     term = Script(["1"] * rules.hand_size)
     play_session(table_for(rules, seed=6), term, hint=_hint("", {1: "heuristic"}, rules))
     views = [s for s in term.shown if "your hand:" in s]
-    assert views and all("hint, the bot's policy: " in v for v in views)
+    assert views and all("hint, the bot's policy" in v for v in views)

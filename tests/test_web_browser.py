@@ -99,11 +99,17 @@ def page(browser, server):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if console_error(m) else None)
     page.goto(server)
     page.wait_for_selector("#opponents option", state="attached")
     yield page
     context.close()
-    assert not errors, errors  # no script error on the page
+    assert not errors, errors  # no script error, no console error (a missing icon is one)
+
+
+def console_error(message) -> bool:
+    """An error in the console, but for the 400 of a refused move (the tests make some)."""
+    return message.type == "error" and "status of 400" not in message.text
 
 
 def turn(page) -> int:
@@ -199,6 +205,43 @@ def test_a_whole_hand_against_the_shipped_bot_with_hint_and_records(page, tmp_pa
     page.keyboard.press("Enter")  # the next hand, from the keyboard
     moved(page, before)
     assert phase(page) != "over" and not summary.is_visible()
+
+
+def test_the_table_says_whose_turn_it_is_why_a_card_is_closed_and_how_a_hand_scored(page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    start(page, "spar", 4, "random")
+    assert page.inner_text("#tagline") == "only the last trick counts"
+    explained = False
+    while phase(page) != "over":
+        assert page.locator("#your-turn").is_visible()  # the page waits only for the person
+        mine = page.locator(".seat.me .badge.turn")
+        assert mine.inner_text() == "your turn" and page.locator(".badge.turn").count() == 1
+        dim = page.locator("#hand .card.dim")
+        if dim.count() and not explained:
+            card = dim.first
+            reason = card.get_attribute("title")
+            assert reason.startswith("you must follow suit: ")
+            assert reason in card.get_attribute("aria-label")  # for screen readers too
+            card.focus()  # from the keyboard: the reason is written under the hand
+            page.wait_for_selector("#why:has-text('you must follow suit')", timeout=WAIT)
+            page.screenshot(path=str(SHOTS / "spar4-why.png"))
+            explained = True
+        play_first_legal(page)
+    assert explained, "no trick of this hand had a card that could not be played"
+    why = page.inner_text("#why-points")
+    assert why.startswith("why ") and "point" in why
+    payoffs = page.locator("#dealt td.why").all_inner_texts()
+    assert len(payoffs) == 4 and sum("pays " in p for p in payoffs) == 3
+    assert "score" in page.inner_text("#session-line")
+    page.screenshot(path=str(SHOTS / "spar4-scored.png"))
+    page.click("#rules-head")
+    rules = page.inner_text("#rules-body")
+    assert "3 with a 6, 2 with a 7" in rules and "must follow the suit led" in rules
+    page.select_option("#variant", "sipa")  # the subtitle follows the variant
+    assert page.inner_text("#tagline") == "the last three tricks count"
+    start(page, "sipa", 3, "random")
+    assert "6" not in page.inner_text("#typing")  # Sipa has no 6
+    assert "2 with a 7" in page.inner_text("#rules-body")
 
 
 def test_a_whole_hand_in_every_preset_at_two_player_counts(page):

@@ -23,6 +23,7 @@ import pytest
 
 from spar_agents.shipped import default_bot_specs
 from spar_apps.web import Limits, Lobby, create_app
+from spar_apps.web.view import rules_texts
 
 CODE = re.compile(r"(?:10|[2-9JQKA])[CDHS]")
 SYMBOL = re.compile(r"(?:10|[2-9JQKA])[♣♦♥♠]")
@@ -97,7 +98,13 @@ class Checker:
     def check(self, message: dict, game_id: str) -> None:
         table = self.store.get(game_id).table
         rules = table.rules
-        leaked = named_cards(message, rules) - known_to_seat_0(table)
+        # The variant's texts (its rules, typing examples) name cards of the deck, not of the
+        # deal: they must be the ruleset's own, the same in every message of every game.
+        texts = rules_texts(rules)
+        if "rules" in message:
+            assert {k: message[k] for k in texts} == texts
+        dealt = {k: v for k, v in message.items() if k not in texts}
+        leaked = named_cards(dealt, rules) - known_to_seat_0(table)
         assert not leaked, (
             f"message names hidden cards {sorted(rules.card_name(c) for c in leaked)}"
         )

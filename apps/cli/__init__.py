@@ -27,6 +27,7 @@ from spar_apps.cli import (
     play,
     record,
     replay,
+    rules,
     serve,
     speed,
     train,
@@ -36,7 +37,7 @@ from spar_env import __version__
 from spar_env.extras import missing_module_message
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
-    train, bench, equity, league, exploit, play, serve, export, record, replay, speed,
+    train, bench, equity, league, exploit, play, serve, rules, export, record, replay, speed,
 )  # fmt: skip
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 

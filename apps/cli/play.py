@@ -12,7 +12,9 @@ the trick in progress and who leads it, the cards each seat has played
 what just happened.
 
 Type a card (6h, 10S, ts, 6♥) or its number; in the weak-hand exchange, k to
-keep or e to exchange (a hand with a 10 or better may only keep). q, Ctrl-C
+keep or e to exchange (a hand with a 10 or better may only keep). A card you
+may not play, the score of a hand and a card played face down each say why;
+r shows the variant's rules (as spar rules does). q, Ctrl-C
 or the end of input leave the table and show the final scores; the session
 also ends by its own rule (--end, --target, or --set end=...).
 
@@ -34,6 +36,7 @@ from spar_apps.cli.arguments import add_command, positive_int, seed
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env.explain import typing_examples
 from spar_env.rules import Ruleset
 
 FALLBACK = "heuristic"  # the opponents when the shipped bot was not made for the game asked for
@@ -105,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
     console.print(
         f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
-        "deals these hands again). Type a card (9d, 10s, 6♥) or its number; q leaves."
+        f"deals these hands again). Type a card ({', '.join(typing_examples(rules))}) or its "
+        "number; r shows the rules; q leaves."
     )
     out = None if args.record is None else args.record.open("a", encoding="utf-8")
     try:

@@ -5,7 +5,8 @@ renderable, ``ask`` for a line), so tests drive it with scripted lines and
 the command line with a rich console. ``q``, Ctrl-C (``KeyboardInterrupt``)
 and the end of input (``EOFError``) leave the table cleanly: the final
 scores are shown and every finished hand has been handed to ``on_record``.
-A line that is not a legal move gets a message saying why and a new prompt.
+A line that is not a legal move gets a message saying why and a new prompt;
+``r`` (or ``rules``) shows the variant's rules.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_apps.terminal import screen
-from spar_apps.terminal.moves import QUIT_WORDS, MoveError, Quit, read_move
+from spar_apps.terminal.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
 from spar_apps.terminal.table import HumanTable
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
@@ -87,9 +88,10 @@ def _ask_move(table: HumanTable, terminal: Terminal) -> int:
     prompt = "keep or exchange? " if table.exchanging else "your card: "
     while True:
         line = terminal.ask(prompt)
+        if line.strip().lower() in RULES_WORDS:
+            terminal.show(screen.rules_screen(table.rules))
+            continue
         try:
-            return read_move(
-                line, table.rules, table.legal(), table.hand(), int(table.state.led_suit[0])
-            )
+            return read_move(line, table.rules, table.reasons())
         except MoveError as e:
             terminal.show(Text(str(e), style="bold yellow"))

@@ -4,10 +4,14 @@
   legal cards numbered; the trick in progress and who leads it; the cards
   each seat has played, in order, another seat's face-down cards as backs
   ``🂠`` (the person's own in brackets); the trick number and the scores
-  (c-notation where the ruleset asks for it); what just happened; and the
-  bot's probabilities when a hint is asked for.
+  (c-notation where the ruleset asks for it); what just happened (a card
+  played face down says why); why any card of the hand may not be played;
+  and the bot's probabilities, with each move's reason, when a hint is
+  asked for.
 - :func:`hand_summary`: when a hand ends. Who won, with which card and for
-  how many points, the payoffs, and every seat's hand as it was dealt.
+  how many points and why, each payoff and why, the score, and every seat's
+  hand as it was dealt.
+- :func:`rules_screen`: the variant's rules (the ``r`` key, ``spar rules``).
 - :func:`final_scores`: when the person leaves or the session ends.
 
 Hearts and diamonds are red. Everything shown is what the person's seat may
@@ -26,6 +30,8 @@ from rich.text import Text
 from spar_apps.terminal.moves import numbered
 from spar_apps.terminal.table import HumanTable
 from spar_env.envs.render import BACK
+from spar_env.explain import rules_sections, tagline
+from spar_env.rules import Ruleset
 
 RED = "bold red"
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[♥♦]")
@@ -74,9 +80,11 @@ def hand_summary(table: HumanTable) -> RenderableType:
     if table.events:
         parts.append(colour("what happened: " + "; ".join(table.events), "italic"))
     parts.append(colour(head, "bold"))
+    score = table.hand_score()
+    parts.append(colour(score.why_points()))
     hands = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     chances = table.match_chances()
-    columns = ("seat", "dealt", "payoff", "score") + (("match chance",) if chances else ())
+    columns = ("seat", "dealt", "payoff", "why", "score") + (("match chance",) if chances else ())
     for column in columns:
         hands.add_column(column, justify="right" if column == "match chance" else "left")
     for seat in range(rules.players):
@@ -87,6 +95,7 @@ def hand_summary(table: HumanTable) -> RenderableType:
             table.name(seat),
             colour(dealt or "sat out"),
             f"{int(table.payoffs[seat]):+d}",
+            colour(score.why_payoff(seat), "dim"),
             table.score(state.scores[0, seat]),
         ]
         hands.add_row(*cells, *([f"{chances[seat]:.0%}"] if chances else []))
@@ -95,9 +104,22 @@ def hand_summary(table: HumanTable) -> RenderableType:
         tie = 1 - sum(chances)
         note = MATCH_CHANCE_NOTE + (f"; a tie for most points: {tie:.0%}" if tie >= 0.005 else "")
         parts.append(colour(note, "dim"))
+    parts.append(Text(score.session))
     if table.session_over:
         parts.append(Text(_session_result(table), style="bold"))
     return Group(*parts)
+
+
+def rules_screen(rules: Ruleset) -> RenderableType:
+    """The variant's rules, written from its ruleset (:func:`spar_env.explain.rules_sections`)."""
+    head = f"{rules.variant}, {rules.players} players: {tagline(rules)}"
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    for heading, sentences in rules_sections(rules):
+        grid.add_row(heading, colour(" ".join(sentences)))
+    foot = Text("The whole manual: docs/rules.md of spar-rl.", style="dim")
+    return Group(Text(head, style="bold underline"), grid, foot)
 
 
 def final_scores(table: HumanTable, left: bool) -> RenderableType:
@@ -245,12 +267,34 @@ def _hand_line(table: HumanTable) -> Text:
         else:
             out.append_text(colour(table.card(c), "dim"))
         out.append("  ")
+    closed: dict[str, list[str]] = {}  # one line per rule, naming its cards
+    for r in table.reasons():
+        if not r.legal and r.action < rules.num_card_ids:
+            closed.setdefault(r.reason, []).append(table.card(r.action))
+    for reason, cards in closed.items():
+        out.append("\n")
+        out.append_text(colour(f"not {', '.join(cards)}: {reason}", "dim"))
     return out
 
 
-def _hint_line(table: HumanTable, probs: np.ndarray) -> Text:
+def _hint_line(table: HumanTable, probs: np.ndarray) -> RenderableType:
+    """The bot's probabilities, most likely first, each with the rule's word on the move
+    (said once when every move has the same)."""
     rules = table.rules
-    order = [a for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
+    order = [int(a) for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
     words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
-    items = [f"{words.get(int(a)) or table.card(a)} {probs[a]:.0%}" for a in order]
-    return colour("hint, the bot's policy: " + "  ".join(items), "green")
+    why = {r.action: r.reason for r in table.reasons()}
+    reasons = {why.get(a, "") for a in order}
+    shared = reasons.pop() if len(reasons) == 1 else ""
+    head = "hint, the bot's policy" + (f" ({shared})" if shared else "") + ":"
+    grid = Table.grid(padding=(0, 1))
+    for _ in range(3):
+        grid.add_column()
+    for a in order:
+        move = words.get(a) or table.card(a)
+        grid.add_row(
+            colour(f"  {move}", "green"),
+            Text(f"{probs[a]:.0%}", style="green", justify="right"),
+            colour("" if shared else why.get(a, ""), "dim"),
+        )
+    return Group(colour(head, "green"), grid)

@@ -23,6 +23,7 @@ import numpy as np
 
 from spar_env import core
 from spar_env.core import EXCHANGE, PLAY
+from spar_env.explain import HandScore, MoveReason, explain_hand, face_down_reason, move_reasons
 from spar_env.history import History, step_with_history
 from spar_env.records.recorder import RecordWriter
 from spar_env.rules import Ruleset, c_notation
@@ -112,6 +113,14 @@ class HumanTable:
         bits = int(self.state.hands[0, self.seat if seat is None else seat])
         return [c for c in range(self.rules.num_card_ids) if bits >> c & 1]
 
+    def reasons(self) -> list[MoveReason]:
+        """The person's actions with the rule that opens or closes each; none off turn."""
+        return move_reasons(self.state) if self.my_turn else []
+
+    def hand_score(self) -> HandScore:
+        """How the hand just over was scored, seats named as the table names them."""
+        return explain_hand(self.state, 0, name=self.name)
+
     def match_chances(self) -> list[float] | None:
         """Once a hand is over and the match goes on: each seat's chance to win the match
         from here, were every seat an equal player (:mod:`spar_train.match.live`); else None."""
@@ -179,6 +188,8 @@ class HumanTable:
         state = self.state
         seat, trick = self.to_move, int(state.trick[0])
         playing = int(state.phase[0]) == PLAY
+        led = int(state.led_suit[0]) if int(state.pos[0]) > 0 else -1
+        follows = led < 0 or self.rules.card_suit_index(action) == led
         actions = np.array([action])
         step_with_history(state, actions, self.history)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
@@ -188,7 +199,8 @@ class HumanTable:
             self.events.append(f"{who} {verb}{'s' * others} {'its' if others else 'your'} hand")
         elif int(state.played_down[0, seat]) >> action & 1:
             hidden = "a card" if others else self.card(action)  # never name another's card
-            self.events.append(f"{who} play{'s' * others} {hidden} face down")
+            why = face_down_reason(self.rules, None if others else follows)  # nor its suit
+            self.events.append(f"{who} play{'s' * others} {hidden} face down ({why})")
         else:
             self.events.append(f"{who} play{'s' * others} {self.card(action)}")
         if playing and int(state.trick[0]) > trick:

@@ -6,6 +6,8 @@ request                                     answer
 ==========================================  ======================================
 ``GET /``                                   the page (``static/index.html``)
 ``GET /static/table.css``, ``table.js``     the page's style and script
+``GET /static/favicon.svg``                 the page's icon
+``GET /favicon.ico``                        the same icon, for clients that ask for it
 ``GET /api/offer``                          what a new game may be (``Lobby.offer``)
 ``POST /api/games`` (the form)              a new game: its view (201)
 ``GET /api/games/{id}``                     the game's view
@@ -48,7 +50,12 @@ from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
 
 LOG = logging.getLogger("spar.serve")
-STATIC = {"index.html": "text/html", "table.css": "text/css", "table.js": "text/javascript"}
+STATIC = {
+    "index.html": "text/html",
+    "table.css": "text/css",
+    "table.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
+}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -98,6 +105,9 @@ def create_app(
         if name not in files or name == "index.html":
             return _error(404, f"no such file: {name}")
         return _file(files, name)
+
+    async def icon(request: Request) -> Response:
+        return _file(files, "favicon.svg")
 
     async def offer(request: Request) -> Response:
         return _json(lobby.offer())
@@ -157,6 +167,7 @@ def create_app(
         routes=[
             Route("/", page),
             Route("/static/{name}", static),
+            Route("/favicon.ico", icon),  # for clients that ask without reading the page's link
             Route("/api/offer", offer),
             Route("/api/games", new_game, methods=["POST"]),
             Route("/api/games/{game}", show),

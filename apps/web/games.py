@@ -83,9 +83,7 @@ class WebGame:
             raise GameError("a move is a short text: a card such as 10h, its number, k or e", 400)
         table = self.table
         try:
-            action = read_move(
-                text, table.rules, table.legal(), table.hand(), int(table.state.led_suit[0])
-            )
+            action = read_move(text, table.rules, table.reasons())
         except MoveError as e:
             raise GameError(str(e), 400) from None
         except Quit:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spar_env.explain import tagline
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.ruleset import LAST_TWO
 
@@ -106,7 +107,12 @@ class Lobby:
     def _make_offer(self) -> dict[str, Any]:
         return {
             "variants": [
-                {"name": v, "players": counts, "default_players": _default_players(v, counts)}
+                {
+                    "name": v,
+                    "players": counts,
+                    "default_players": _default_players(v, counts),
+                    "tagline": tagline(make_rules(v)),
+                }
                 for v, counts in self.variants.items()
                 if counts
             ],

@@ -7,7 +7,8 @@ stock's turned-up card, the public counts and the scores. Another seat's
 face-down card is ``{"card": null, "down": true}`` (a back); the other
 hands, the stock and a hand given up in the exchange are never read.
 Once a hand is over, ``summary`` adds what the table shows everyone then:
-the winner, the card, the points and every hand as dealt, and, while the
+the winner, the card, the points and why (``why_points``, ``why_payoffs``
+by seat, ``session_line``), every hand as dealt, and, while the
 match goes on, each seat's chance to win it from there (``match_chances``,
 null when the session is open or over).
 
@@ -24,9 +25,12 @@ key                     meaning
 ``trick``, ``tricks``   the trick in progress (from 1) and tricks in a hand
 ``phase``               ``exchange``, ``play`` or ``over``
 ``goal``                the session's end rule (``direction``: the direction of play)
-``hand``                the person's cards: ``card``, ``legal``, ``number``
-``choices``             in the exchange: ``keep``/``exchange`` with numbers
-``to_move``             the seat to act, -1 once the hand is over
+``hand``                the person's cards: ``card``, ``legal``, ``number``, and on
+                        the person's turn ``reason`` (why it may or may not be
+                        played) and ``face_down`` (played now, it goes face down)
+``choices``             in the exchange, on the person's turn: ``keep`` and
+                        ``exchange``, each with ``legal``, ``number`` and ``reason``
+``to_move``             the seat to act, -1 once the hand is over; ``my_turn``
 ``current``             the trick in progress (the last one once the hand is
                         over): ``leader``, ``plays``, ``winning``
 ``seats``               per seat: ``played`` (in order), ``tricks_won``,
@@ -38,6 +42,9 @@ key                     meaning
 ``session_over``        the session has ended; ``session_result`` says how
 ``records``             finished hands whose records can be downloaded
 ``hint``                whether a bot's probabilities can be asked for
+``tagline``, ``rules``  the variant's texts from its ruleset: what decides a
+                        hand, and its rules as ``heading``/``text`` sections;
+                        ``typing``: three ways to type one of its cards
 ======================  =====================================================
 """
 
@@ -51,6 +58,7 @@ import numpy as np
 from spar_apps.terminal.moves import numbered
 from spar_apps.terminal.screen import _session_goal, _session_result
 from spar_apps.terminal.table import HumanTable
+from spar_env.explain import MoveReason, rules_sections, tagline, typing_examples
 from spar_env.rules import Ruleset
 
 
@@ -61,7 +69,8 @@ def table_view(
     state, rules = table.state, table.rules
     over = table.hand_over
     phase = "over" if over else "exchange" if table.exchanging else "play"
-    legal = set(table.legal()) if table.my_turn else set()
+    reasons = {r.action: r for r in table.reasons()}
+    legal = {a for a, r in reasons.items() if r.legal}
     number = {a: i for i, a in enumerate(numbered(sorted(legal)), 1)}
     return {
         "game": game,
@@ -81,11 +90,14 @@ def table_view(
                 "card": _code(table, c),
                 "legal": c in legal and phase == "play",
                 "number": number.get(c),
+                "reason": reasons[c].reason if c in reasons else None,
+                "face_down": bool(c in reasons and reasons[c].face_down),
             }
             for c in table.hand()
         ],
-        "choices": _choices(table, number) if phase == "exchange" and table.my_turn else [],
+        "choices": _choices(table, reasons, number) if phase == "exchange" else [],
         "to_move": table.to_move,
+        "my_turn": table.my_turn,
         "current": _current(table) if phase == "play" else _last_trick(table) if over else None,
         "seats": _seats(table),
         "revealed": _code(table, state.revealed[0]) if int(state.revealed[0]) >= 0 else None,
@@ -95,6 +107,7 @@ def table_view(
         "session_result": _session_result(table) if table.session_over else None,
         "records": records,
         "hint": hint,
+        **rules_texts(rules),
     }
 
 
@@ -114,11 +127,32 @@ def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any
     return {"card": None if hidden else _code(table, card), "down": down}
 
 
-def _choices(table: HumanTable, number: dict[int, int]) -> list[dict[str, Any]]:
-    words = {table.rules.keep_action: "keep", table.rules.exchange_action: "exchange"}
+def _choices(
+    table: HumanTable, reasons: dict[int, MoveReason], number: dict[int, int]
+) -> list[dict[str, Any]]:
+    """Keep and exchange, each open (with its number) or closed, and why."""
+    rules = table.rules
+    words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
     return [
-        {"action": words[a], "number": i} for a, i in sorted(number.items(), key=lambda x: x[1])
+        {
+            "action": word,
+            "number": number.get(action),
+            "legal": reasons[action].legal,
+            "reason": reasons[action].reason,
+        }
+        for action, word in words.items()
+        if action in reasons
     ]
+
+
+@functools.cache
+def rules_texts(rules: Ruleset) -> dict[str, Any]:
+    """The variant's texts, written from its ruleset: the same for every view of a game."""
+    return {
+        "tagline": tagline(rules),
+        "typing": typing_examples(rules),
+        "rules": [{"heading": h, "text": " ".join(lines)} for h, lines in rules_sections(rules)],
+    }
 
 
 def _current(table: HumanTable) -> dict[str, Any]:
@@ -188,9 +222,13 @@ def _summary(table: HumanTable) -> dict[str, Any]:
     """The end of a hand, as the terminal's summary shows it: the result and the hands dealt."""
     state, rules = table.state, table.rules
     dealt = [int(state.dealt[0, s]) for s in range(rules.players)]
+    score = table.hand_score()
     return {
         "hand": int(state.hands_played[0]),
         "winner": int(state.winner[0]),
+        "why_points": score.why_points(),
+        "why_payoffs": [score.why_payoff(s) for s in range(rules.players)],
+        "session_line": score.session,
         "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
         "points": int(state.points[0]),
         "payoffs": [int(p) for p in table.payoffs],

@@ -140,13 +140,38 @@ class Ruleset:
         Raises:
             ValueError: if the text is no card, or the card is not in this deck.
         """
-        rank, suit = parse_card(text)
+        try:
+            rank, suit = parse_card(text)
+        except ValueError:
+            raise ValueError(
+                f"{text!r} is not a card: write the rank ({', '.join(self.ranks)}) then the "
+                f"suit ({' '.join(self.suits)}), for example {self.example_card()!r}"
+            ) from None
         if rank not in self.ranks or suit not in self.suits:
-            raise ValueError(f"{text!r} is not in the {self.variant} deck")
+            raise ValueError(
+                f"{text!r} is not in the {self.variant} deck: its ranks are "
+                f"{', '.join(self.ranks)} and its suits {' '.join(self.suits)}"
+            )
         cid = self.suits.index(suit) * self.num_ranks + self.ranks.index(rank)
         if cid not in self.deck:
             raise ValueError(f"{text!r} is not in the {self.variant} deck")
         return cid
+
+    def example_card(self, unicode: bool = False) -> str:
+        """A card of this deck for a hint: a heart of the lowest-valued scoring rank (a 6 in
+        Spar, a 7 in Sipa) or, where no rank scores, of the lowest rank."""
+        scoring = sorted(self.rank_points, key=self.rank_points.__getitem__)
+        rank = scoring[-1] if scoring else self.ranks[-1]
+        return self.card_name(self.card_of(rank, ("H", "D", "C", "S")), unicode)
+
+    def card_of(self, rank: str, suits: Iterable[str]) -> int:
+        """The first card of ``rank`` in ``suits`` (in that order) that this deck holds."""
+        for suit in suits:
+            if suit in self.suits:
+                card = self.suits.index(suit) * self.num_ranks + self.ranks.index(rank)
+                if card in self.deck:
+                    return card
+        raise ValueError(f"the {self.variant} deck holds no {rank} of {', '.join(suits)}")
 
     # ----- actions --------------------------------------------------------------
     @property

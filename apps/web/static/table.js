@@ -92,6 +92,7 @@ function fillSelect(select, items, chosen) {
 
 function fillPlayers() {
   const variant = offer.variants.find((v) => v.name === $("variant").value);
+  $("tagline").textContent = variant.tagline;
   const previous = Number($("players").value) || variant.default_players;
   const chosen = variant.players.includes(previous) ? previous : variant.default_players;
   fillSelect($("players"), variant.players.map((n) => [String(n), String(n)]), String(chosen));
@@ -177,6 +178,10 @@ function show(view) {
   $("revealed").textContent = view.revealed ? `stock: bottom card ${label(view.revealed)} turned up` : "";
   drawHand(view);
   drawSummary(view);
+  drawRules(view);
+  $("tagline").textContent = view.tagline;
+  $("typing").textContent = view.typing.join(", ");
+  $("your-turn").hidden = !view.my_turn;
   const records = $("records");
   records.hidden = view.records === 0;
   records.href = `/api/games/${view.game}/records`;
@@ -197,6 +202,9 @@ function drawSeats(view) {
     panel.dataset.seat = String(seat.seat);
     const who = el("div", "who");
     const name = el("span", "name", seat.name);
+    if (seat.seat === view.to_move) {
+      name.appendChild(el("span", "badge turn", seat.seat === view.seat ? "your turn" : "to play"));
+    }
     if (seat.dealer) name.appendChild(el("span", "badge", "dealer"));
     if (seat.exchanged) name.appendChild(el("span", "badge", "exchanged"));
     if (seat.sits_out) name.appendChild(el("span", "badge", "sits out"));
@@ -238,34 +246,69 @@ function drawTrick(view) {
   }
 }
 
+function explain(text) {
+  // Say why a card may or may not be played, in the line under the hand (read out by screen readers).
+  colourText($("why"), text || "");
+}
+
 function drawHand(view) {
   const hand = $("hand");
   hand.textContent = "";
+  explain("");
   for (const item of view.hand) {
     const node = cardNode(item.card, false, false);
     node.classList.add(item.legal ? "legal" : "dim");
-    if (item.legal) {
+    if (item.reason) {
+      // Every card of the person's turn says why: on hover (title), on focus and for screen readers.
+      node.title = item.reason;
+      node.setAttribute("aria-label", `${label(item.card)}: ${item.reason}`);
       node.tabIndex = 0;
+      node.addEventListener("focus", () => explain(`${label(item.card)}: ${item.reason}`));
+      node.addEventListener("mouseenter", () => explain(`${label(item.card)}: ${item.reason}`));
+    }
+    if (item.face_down) node.appendChild(el("span", "down-tag", "face down"));
+    if (item.legal) {
       node.setAttribute("role", "button");
       node.appendChild(el("span", "num", String(item.number)));
       node.addEventListener("click", () => play(item.card));
       node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(item.card); });
     } else {
       node.setAttribute("aria-disabled", "true");
+      node.addEventListener("click", () => explain(`${label(item.card)}: ${item.reason || "not your turn"}`));
     }
     hand.appendChild(node);
   }
   const choices = $("choices");
   choices.textContent = "";
   for (const c of view.choices) {
-    const button = el("button", "", `${c.number}: ${c.action}`);
+    const button = el("button", "", c.legal ? `${c.number}: ${c.action}` : c.action);
     button.type = "button";
     button.dataset.action = c.action;
-    button.addEventListener("click", () => play(c.action));
+    button.title = c.reason;
+    button.setAttribute("aria-label", `${button.textContent}: ${c.reason}`);
+    if (c.legal) button.addEventListener("click", () => play(c.action));
+    else {
+      button.setAttribute("aria-disabled", "true");
+      button.classList.add("closed");
+      button.addEventListener("click", () => explain(`${c.action}: ${c.reason}`));
+    }
+    button.addEventListener("focus", () => explain(`${c.action}: ${c.reason}`));
     choices.appendChild(button);
   }
   $("typed-form").hidden = view.phase === "over";
   hand.hidden = view.phase === "over";
+}
+
+function drawRules(view) {
+  $("rules-head").textContent = `The rules of ${view.variant}: ${view.tagline}`;
+  const body = $("rules-body");
+  body.textContent = "";
+  for (const section of view.rules) {
+    body.appendChild(el("dt", "", section.heading));
+    const text = el("dd");
+    colourText(text, section.text);
+    body.appendChild(text);
+  }
 }
 
 const CHANCE_NOTE = "match chance: each seat's chance to win the match from here, were all seats equal players";
@@ -279,6 +322,8 @@ function drawSummary(view) {
   colourText($("summary-head"),
     `hand ${s.hand} over: ${view.names[s.winner]} ${wins} the last trick with ${label(s.card)}, ` +
     `for ${s.points} point${s.points === 1 ? "" : "s"}`);
+  colourText($("why-points"), s.why_points);
+  colourText($("session-line"), s.session_line);
   const body = box.querySelector("tbody");
   body.textContent = "";
   view.seats.forEach((seat, i) => {
@@ -292,6 +337,7 @@ function drawSummary(view) {
     if (s.exchanged[i]) cards.appendChild(el("span", "", "(exchanged)"));
     row.appendChild(cards);
     row.appendChild(el("td", "", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i]));
+    row.appendChild(el("td", "why", s.why_payoffs[i]));
     row.appendChild(el("td", "", seat.score));
     if (s.match_chances) row.appendChild(el("td", "chance", `${Math.round(100 * s.match_chances[i])}%`));
     body.appendChild(row);
