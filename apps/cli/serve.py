@@ -15,20 +15,33 @@ it warns so, and answers only the Host names of this machine and those of
 --allow-host. Behind a reverse proxy, --proxy ADDRESS trusts that proxy's
 X-Forwarded-For (the per-address limits then count the players, not the
 proxy); without it no forwarded header is trusted. The opponents the page
-offers are the shipped bot, heuristic and pimc, and the specs given with
---opponents (each built once at start: a spec that cannot play is refused
-before the server starts); --set changes a ruleset field of every game.
+offers are the shipped bot, heuristic, search (the strongest, slowest bot)
+and pimc, and the specs given with --opponents (each built once at start: a
+spec that cannot play is refused before the server starts); search and pimc
+think at most --think seconds a move. --set changes a ruleset field of
+every game.
+
+Bots move on worker threads (--workers, default the cores), so a slow
+opponent delays only its own game; a server full of games, or with too many
+bot moves waiting, answers 503 at once. --state DIR keeps every game on
+disk after each move, and a server started again on DIR takes up the
+unfinished games where they were: a player's page carries on.
 
     spar serve                                  # then open http://127.0.0.1:8000/
     spar serve --port 8080 --opponents random ppo:runs/spar4
+    spar serve --state ~/.spar-games --think 1
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import math
 import socket
 import sys
+import threading
+from pathlib import Path
 
 from spar_apps.cli.arguments import add_command, seed
 
@@ -64,6 +77,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(repeatable)",
     )
     p.add_argument(
+        "--state",
+        type=Path,
+        metavar="DIR",
+        help="keep every game in this folder, so that a restart loses none: the unfinished "
+        "games are taken up on start (default: games live in memory only)",
+    )
+    p.add_argument(
+        "--think",
+        type=float,
+        metavar="SECONDS",
+        help="the most the searching opponents (search, pimc) think about one move (default: 2)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="bot moves computed at once, off the server's event loop (default: the cores)",
+    )
+    p.add_argument(
         "--proxy",
         metavar="ADDRESS",
         help="the address of a reverse proxy whose X-Forwarded-For is trusted (default: none)",
@@ -75,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from spar_apps.web import Lobby, create_app
+        from spar_apps.web import Limits, Lobby, create_app
+        from spar_apps.web.saved import GameFolder
     except ImportError as e:
         raise ValueError(f'spar serve needs the web extra: pip install -e ".[web]" ({e})') from None
     from spar_agents.registry import agent_names, parse_spec
@@ -93,11 +126,25 @@ def run(args: argparse.Namespace) -> int:
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
-    lobby = Lobby(default_bot_specs(), args.opponents, overrides)
+    if args.think is not None and not (args.think > 0 and math.isfinite(args.think)):
+        raise ValueError(f"--think must be positive seconds; got {args.think}")
+    limits = Limits()
+    if args.workers is not None:
+        if not 1 <= args.workers <= 256:
+            raise ValueError(f"--workers must be 1..256; got {args.workers}")
+        limits = dataclasses.replace(limits, workers=args.workers)
+    think = {} if args.think is None else {"think": args.think}
+    lobby = Lobby(default_bot_specs(), args.opponents, overrides, **think)
     if not any(lobby.variants.values()):
         raise ValueError(f"--set {' '.join(args.overrides)}: {_why_no_variant(overrides)}")
-    app = create_app(lobby, allowed_hosts=allowed_hosts(args.host, args.allow_host),
-                     seed=args.seed)  # fmt: skip
+    folder = None if args.state is None else GameFolder(args.state)  # refused if in use
+    app = create_app(lobby, limits, allowed_hosts=allowed_hosts(args.host, args.allow_host),
+                     seed=args.seed, folder=folder)  # fmt: skip
+    if app.state.restored:
+        print(f"spar serve: {app.state.restored} unfinished games taken up from {args.state}",
+              flush=True)  # fmt: skip
+    # The searching bots' compiled kernels, loaded before a player's first move waits on them.
+    threading.Thread(target=lobby.warm, name="warm", daemon=True).start()
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

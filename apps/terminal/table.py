@@ -30,6 +30,7 @@ from spar_env.rules import Ruleset, c_notation
 from spar_env.situation import Situation
 
 GAME = np.array([0])  # the table is game 0 of a batch of one
+NEXT_HAND = -1  # in a table's log: the session's next hand was dealt
 
 
 class HumanTable:
@@ -70,6 +71,9 @@ class HumanTable:
         self._reveal_seen = -1
         self._chances: list[float] | None = None
         self._chances_at = -1  # the hand whose end the chances are of
+        # Every action applied, bots' and person's, and NEXT_HAND: with the two generators'
+        # seeds, enough to rebuild the table exactly (apply it again with :meth:`apply`).
+        self.log: list[int] = []
 
     # ----- what the table shows -------------------------------------------------------
     def name(self, seat: int) -> str:
@@ -165,8 +169,27 @@ class HumanTable:
             decision = bot.act(self.situation(), self.choices)
             self._step(int(np.asarray(decision.actions)[0]))
 
+    def apply(self, action: int) -> None:
+        """Apply ``action`` for the seat to move, whoever sits there, or deal the next hand
+        (``NEXT_HAND``): how a logged session is played again.
+
+        Raises:
+            ValueError: if the action is not legal now.
+        """
+        if action == NEXT_HAND:
+            if not self.hand_over or self.session_over:
+                raise ValueError("the next hand cannot be dealt now")
+            self.next_hand()
+            return
+        if self.hand_over or action not in self.legal():
+            raise ValueError(f"action {action} is not legal now")
+        if self.my_turn:
+            self.events.clear()
+        self._step(int(action))
+
     def next_hand(self) -> None:
         """Deal the session's next hand (the winner deals)."""
+        self.log.append(NEXT_HAND)
         core.next_hand(self.state, GAME, self.deals)
         self.history.clear()
         self.payoffs[:] = 0
@@ -192,6 +215,7 @@ class HumanTable:
         follows = led < 0 or self.rules.card_suit_index(action) == led
         actions = np.array([action])
         step_with_history(state, actions, self.history)
+        self.log.append(action)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
         who, others = self.name(seat), seat != self.seat  # "you play", "seat 2 plays"
         if not playing:

@@ -23,18 +23,26 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 (with no traceback) for a fault of the server, which is logged. The static
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
-Handlers run on the event loop, one at a time, so a game is never moved by
-two requests at once. A move's answer has a ``Server-Timing`` header: the
-milliseconds the game took (the bots' moves and the view), without the HTTP.
+Handlers run on the event loop; a game's work (the bots' moves and the view)
+runs on a pool of worker threads (``Limits.workers``), so a slow bot delays
+only its own game, and each game is moved by one request at a time (its
+lock). Past ``Limits.queue`` requests waiting for a worker, a request is
+answered 503 ("the table is busy") at once. A move's answer has a
+``Server-Timing`` header: the milliseconds it took (waiting for a worker,
+the bots' moves and the view), without the HTTP.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from importlib import resources
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -48,8 +56,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from spar_apps.web.games import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
+from spar_apps.web.saved import GameFolder
 
 LOG = logging.getLogger("spar.serve")
+T = TypeVar("T")
 STATIC = {
     "index.html": "text/html",
     "table.css": "text/css",
@@ -76,17 +86,38 @@ def create_app(
     *,
     allowed_hosts: list[str] | None = None,
     seed: int | None = None,
+    folder: GameFolder | None = None,
 ) -> Starlette:
     """The app: ``lobby`` says what games may be, ``limits`` how many and how fast.
 
     Args:
         allowed_hosts: the Host headers answered (against DNS rebinding); all if None.
         seed: fixes the deals of the games, in the order they are made.
+        folder: keeps every game on disk after each change, and takes up the unfinished
+            ones of an earlier server on start (:mod:`spar_apps.web.saved`).
     """
     limits = limits or Limits()
-    store = GameStore(limits.games, limits.ttl)
+    store = GameStore(limits.games, limits.ttl, folder=folder)
     if seed is not None:
         store.seed_with(seed)
+    restored = store.restore(lobby.setup)
+    workers = anyio.CapacityLimiter(limits.workers)
+
+    async def off_loop(work: Callable[[], T]) -> T:
+        """``work`` (bots' moves, a view) on a worker thread, so that a slow bot delays only
+        its own game; refused (503) when too many already wait for a worker."""
+        if workers.statistics().tasks_waiting >= limits.queue:
+            raise LimitError(
+                "the table is busy: too many bot moves are waiting; try again in a few seconds",
+                503,
+            )
+        return await anyio.to_thread.run_sync(work, limiter=workers)
+
+    def changed(game: WebGame) -> dict[str, Any]:
+        """After a change: keep the game on disk, and its view."""
+        store.save(game)
+        return game.view()
+
     per_game = RateLimiter(limits.game_burst, limits.game_rate)
     new_games = RateLimiter(limits.new_burst, limits.new_rate)
     files = static_files()
@@ -115,28 +146,53 @@ def create_app(
     async def new_game(request: Request) -> Response:
         new_games.take(request.client.host if request.client else "?", "new games")
         form = await read_json(request, limits.body_bytes)
-        game = store.new(lobby.setup(form))
-        return _json(game.view(), 201)
+        game_id, seed = store.reserve()
+        try:
+
+            def make() -> WebGame:  # the lobby may build an agent, and the bots move first
+                return WebGame(game_id, lobby.setup(form), seed, _object(form))
+
+            game = await off_loop(make)
+        except BaseException:
+            store.cancel()
+            raise
+        store.add(game)
+        async with game.busy:
+            return _json(await off_loop(lambda: changed(game)), 201)
 
     async def show(request: Request) -> Response:
-        return _json(game_of(request).view())
+        game = game_of(request)
+        async with game.busy:
+            return _json(await off_loop(game.view))
 
     async def move(request: Request) -> Response:
         game = game_of(request)
         body = _object(await read_json(request, limits.body_bytes))
-        start = time.perf_counter()
-        game.move(body.get("move"), body.get("turn"))
-        return _json(game.view(), timed=start)
+        async with game.busy:
+            start = time.perf_counter()
+
+            def play() -> dict[str, Any]:
+                game.move(body.get("move"), body.get("turn"))
+                return changed(game)
+
+            return _json(await off_loop(play), timed=start)
 
     async def next_hand(request: Request) -> Response:
         game = game_of(request)
         body = _object(await read_json(request, limits.body_bytes))
-        start = time.perf_counter()
-        game.next_hand(body.get("turn"))
-        return _json(game.view(), timed=start)
+        async with game.busy:
+            start = time.perf_counter()
+
+            def deal() -> dict[str, Any]:
+                game.next_hand(body.get("turn"))
+                return changed(game)
+
+            return _json(await off_loop(deal), timed=start)
 
     async def hint(request: Request) -> Response:
-        return _json(game_of(request).hint())
+        game = game_of(request)
+        async with game.busy:
+            return _json(await off_loop(game.hint))
 
     async def records(request: Request) -> Response:
         game = game_of(request)
@@ -186,6 +242,8 @@ def create_app(
         },
     )
     app.state.store = store  # for tests and the benchmark: the games, by id
+    app.state.restored = restored  # games taken up from the folder on start
+    app.state.workers = workers  # the pool of bot moves (its statistics, for tests)
     return app
 
 

@@ -9,11 +9,14 @@ on the same game cannot play a card meant for a position that has passed.
 
 A :class:`GameStore` holds the games by id: random, unguessable ids
 (:func:`secrets.token_urlsafe`), a game forgotten after ``ttl`` seconds
-without a request, and at most ``capacity`` games at once.
+without a request, and at most ``capacity`` games at once. With a
+:class:`~spar_apps.web.saved.GameFolder` it keeps each game on disk after
+every change and takes the games up again when the server starts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
@@ -24,6 +27,7 @@ import numpy as np
 
 from spar_apps.terminal import HumanTable, MoveError, Quit, read_move
 from spar_apps.web.lobby import Setup
+from spar_apps.web.saved import GameFolder
 from spar_apps.web.view import table_view
 
 
@@ -38,10 +42,19 @@ class GameError(ValueError):
 class WebGame:
     """One person's session at a table of bots (seat 0 is the person's)."""
 
-    def __init__(self, game_id: str, setup: Setup, seed: int) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        setup: Setup,
+        seed: int,
+        form: dict[str, Any] | None = None,
+        saved: dict[str, Any] | None = None,
+    ) -> None:
         self.id = game_id
         self.setup = setup
         self.seed = seed
+        self.busy = asyncio.Lock()  # one request at a time moves this game (the app holds it)
+        self.form = dict(form or {})  # the new-game form, kept to rebuild the game
         self.table = HumanTable(
             setup.rules,
             0,
@@ -51,8 +64,44 @@ class WebGame:
         )
         self.turn = 0
         self.records: list[dict[str, Any]] = []
+        self._recorded = 0  # hands of the session whose end has been met
         self._hint_rng = np.random.default_rng([seed, 2])
-        self._settle()
+        if saved is None:
+            self._settle()
+        else:
+            self._replay(saved)
+
+    def saved(self) -> dict[str, Any]:
+        """What rebuilds this game exactly (:mod:`spar_apps.web.saved`): plain JSON data."""
+        return {
+            "id": self.id,
+            "form": self.form,
+            "seed": self.seed,
+            "turn": self.turn,
+            "log": list(self.table.log),
+            "choices": self.table.choices.bit_generator.state,
+            "hints": self._hint_rng.bit_generator.state,
+        }
+
+    def _replay(self, saved: dict[str, Any]) -> None:
+        """Play a saved game's log again, then take up its generators where they were.
+
+        Raises:
+            ValueError: for a log the engine refuses, or a turn that is no turn of it
+                (a generator's state that is no state: ValueError or TypeError).
+        """
+        log, turn = saved["log"], saved["turn"]
+        if not isinstance(log, list) or not all(type(a) is int for a in log):
+            raise ValueError("its log is not a list of actions")
+        if type(turn) is not int or not 0 <= turn <= len(log):
+            raise ValueError(f"its turn {turn!r} is no turn of its log")
+        table = self.table
+        for action in log:
+            table.apply(action)
+            self._keep_record()
+        table.choices.bit_generator.state = saved["choices"]
+        self._hint_rng.bit_generator.state = saved["hints"]
+        self.turn = turn
 
     def view(self) -> dict[str, Any]:
         """What the person's seat is shown now."""
@@ -138,8 +187,14 @@ class WebGame:
     def _settle(self) -> None:
         """Let the bots move; keep the record of a hand that has ended."""
         self.table.advance()
-        if self.table.hand_over:
-            record = self.table.record()
+        self._keep_record()
+
+    def _keep_record(self) -> None:
+        """The record of the hand just ended, once (a hand's end is met once per hand)."""
+        table = self.table
+        if table.hand_over and self._recorded < int(table.state.hands_played[0]):
+            self._recorded = int(table.state.hands_played[0])
+            record = table.record()
             if record is not None:
                 self.records.append(record)
 
@@ -171,17 +226,24 @@ class GameStore:
             expired ones are forgotten).
         ttl: seconds a game is kept without a request.
         clock: the time in seconds (``time.monotonic``; tests pass their own).
+        folder: where games are kept on disk to survive a restart (None: memory only).
     """
 
     def __init__(
-        self, capacity: int, ttl: float, clock: Callable[[], float] = time.monotonic
+        self,
+        capacity: int,
+        ttl: float,
+        clock: Callable[[], float] = time.monotonic,
+        folder: GameFolder | None = None,
     ) -> None:
         self.capacity = capacity
         self.ttl = ttl
         self.clock = clock
+        self.folder = folder
         self._games: dict[str, tuple[WebGame, float]] = {}
         self._seeds = np.random.SeedSequence()
         self._count = 0
+        self._pending = 0  # games being made off the event loop
 
     def __len__(self) -> int:
         return len(self._games)
@@ -191,20 +253,66 @@ class GameStore:
         self._seeds = np.random.SeedSequence(seed)
         self._count = 0
 
-    def new(self, setup: Setup) -> WebGame:
-        """A new game of ``setup``, with a fresh id.
+    def reserve(self) -> tuple[str, int]:
+        """A place for a new game: its id and seed. Make the game (off the event loop, as its
+        bots may move first), then :meth:`add` it, or :meth:`cancel` the place.
 
         Raises:
             GameError: (503) if the store is full.
         """
         self._expire()
-        if len(self._games) >= self.capacity:
+        if len(self._games) + self._pending >= self.capacity:
             raise GameError(f"the server is full ({self.capacity} games); try again later", 503)
         seed = int(np.random.SeedSequence([self._seeds.entropy, self._count]).generate_state(1)[0])
         self._count += 1
-        game = WebGame(secrets.token_urlsafe(18), setup, seed)
+        self._pending += 1
+        return secrets.token_urlsafe(18), seed
+
+    def add(self, game: WebGame) -> None:
+        self._pending -= 1
         self._games[game.id] = (game, self.clock())
+
+    def cancel(self) -> None:
+        self._pending -= 1
+
+    def new(self, setup: Setup, form: dict[str, Any] | None = None) -> WebGame:
+        """A new game of ``setup``, made here and now (the app makes its games off the loop).
+
+        Raises:
+            GameError: (503) if the store is full.
+        """
+        game_id, seed = self.reserve()
+        try:
+            game = WebGame(game_id, setup, seed, form)
+        except BaseException:
+            self.cancel()
+            raise
+        self.add(game)
+        self.save(game)
         return game
+
+    def save(self, game: WebGame) -> None:
+        """Keep the game on disk, if this store has a folder (after every change)."""
+        if self.folder is not None:
+            self.folder.save(game.id, game.saved())
+
+    def restore(self, setup: Callable[[object], Setup]) -> int:
+        """Take up the games of the folder (``setup`` reads their forms, as the lobby does);
+        returns how many."""
+        if self.folder is None:
+            return 0
+
+        def rebuild(data: dict[str, Any]) -> WebGame:
+            form, seed = data["form"], data["seed"]
+            if type(seed) is not int or seed < 0:
+                raise ValueError(f"its seed {seed!r} is no seed")
+            return WebGame(data["id"], setup(form), seed, form, saved=data)
+
+        games = self.folder.load(self.ttl, rebuild)
+        now = self.clock()
+        for game, age in games:
+            self._games[game.id] = (game, now - age)
+        return len(games)
 
     def get(self, game_id: str) -> WebGame:
         """The game of an id (and its clock restarted).
@@ -215,7 +323,8 @@ class GameStore:
         entry = self._games.get(game_id)
         now = self.clock()
         if entry is None or now - entry[1] > self.ttl:
-            self._games.pop(game_id, None)
+            if self._games.pop(game_id, None) is not None:
+                self._forget(game_id)
             raise GameError(
                 "no such game: the id is unknown or the game expired after "
                 f"{self.ttl / 60:g} minutes without a move; start a new game",
@@ -228,3 +337,8 @@ class GameStore:
         now = self.clock()
         for game_id in [g for g, (_, seen) in self._games.items() if now - seen > self.ttl]:
             del self._games[game_id]
+            self._forget(game_id)
+
+    def _forget(self, game_id: str) -> None:
+        if self.folder is not None:
+            self.folder.remove(game_id)

@@ -1,4 +1,5 @@
-"""The web server's limits: how many requests, how big a body, how many games.
+"""The web server's limits: how many requests, how big a body, how many games, how many bot
+moves at once and waiting.
 
 :class:`Limits` holds the numbers (tests pass small ones). A
 :class:`RateLimiter` keeps one token bucket per key: a game's requests are
@@ -11,6 +12,7 @@ game. Bodies are read with :func:`read_json`, which stops at
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +29,8 @@ class Limits:
     game_rate: float = 20  # ...and per second after that
     new_burst: float = 300  # new games from one address at once...
     new_rate: float = 2  # ...and per second after that
+    workers: int = max(1, os.cpu_count() or 1)  # bot decisions run at once, off the event loop
+    queue: int = 200  # requests waiting for a worker; past it, 503 "the table is busy"
 
 
 class LimitError(Exception):

@@ -3,10 +3,12 @@
 A :class:`Lobby` turns the page's new-game form (a JSON object) into a
 ruleset and a bot per seat, or a :class:`FormError` saying which field is
 wrong. Opponents come only from the server's list (:attr:`Lobby.opponents`:
-the shipped bot, ``heuristic``, ``pimc`` and the specs the server was
-started with), named by id, so a request can never make the server open a
-file. Agents are built once per (opponent, ruleset) and shared by the
-games that use them: an agent keeps no state between decisions.
+the shipped bot, ``heuristic``, ``search`` (the strongest bot), ``pimc`` and
+the specs the server was started with), named by id, so a request can never
+make the server open a file. The searching bots think at most ``think``
+seconds a move. Agents are built once per (opponent, ruleset), on whichever
+worker thread asks first, and shared by the games that use them: an agent
+keeps no state between decisions.
 
 ======================  ===============================================
 form field              values
@@ -22,9 +24,13 @@ form field              values
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from spar_env.explain import tagline
 from spar_env.rules import PRESETS, Ruleset, make_rules
@@ -35,6 +41,8 @@ FIELDS = ("variant", "players", "opponents", "ace_of_spades", "last_two", "end")
 FALLBACK = "heuristic"  # seated when no shipped bot was trained for the game asked for
 PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
 PLAYER_COUNTS = range(2, 9)
+THINK_SECONDS = 2.0  # the most a searching opponent thinks about one move (serve --think)
+SEARCHING = ("search", "pimc")  # opponents that search, with a time budget per move
 
 
 class FormError(ValueError):
@@ -76,7 +84,11 @@ class Lobby:
         extra: Sequence[str] = (),
         overrides: dict[str, object] | None = None,
         make_agent: Callable[[str, Ruleset], Any] | None = None,
+        think: float = THINK_SECONDS,
     ) -> None:
+        if not (think > 0 and math.isfinite(think)):
+            raise ValueError(f"the searching bots' time per move must be positive seconds; "
+                             f"got {think!r}")  # fmt: skip
         if make_agent is None:
             from spar_agents import make_agent as registry_make_agent
 
@@ -92,11 +104,21 @@ class Lobby:
             *(Opponent(spec, spec, spec) for spec in extra),
             *shipped_bot,
             Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
-            Opponent("pimc", "pimc: the search bot", "pimc"),
+            Opponent(
+                "search",
+                f"search: the strongest bot (up to {think:g} s a move)",
+                f"search:time_limit={think!r}",
+            ),
+            Opponent(
+                "pimc",
+                f"pimc: a search bot (up to {think:g} s a move)",
+                f"pimc:time_limit={think!r}",
+            ),  # fmt: skip
         ):
             by_spec.setdefault(opponent.spec, opponent)  # a spec offered twice is offered once
         self.opponents = {o.id: o for o in by_spec.values()}
         self._agents: dict[tuple[str, Ruleset], Any] = {}
+        self._building = threading.Lock()  # games are made on worker threads
         self.variants = {v: self._player_counts(v) for v in PRESETS}
         self._offer = self._make_offer()
 
@@ -190,9 +212,27 @@ class Lobby:
 
     def _agent(self, spec: str, rules: Ruleset) -> Any:
         key = (spec, rules)
-        if key not in self._agents:
-            self._agents[key] = self._make_agent(spec, rules)
-        return self._agents[key]
+        with self._building:  # built once, whichever game asks first
+            if key not in self._agents:
+                self._agents[key] = self._make_agent(spec, rules)
+            return self._agents[key]
+
+    def warm(self) -> None:
+        """Build the searching opponents for the default game and let each decide once, so
+        that their compiled kernels are ready before a player's first move waits on them."""
+        from spar_apps.terminal.table import HumanTable
+
+        rules = make_rules("spar", **self.overrides)
+        for opponent in self.opponents.values():
+            if opponent.id not in SEARCHING:
+                continue
+            try:
+                agent = self._agent(opponent.spec, rules)
+            except ValueError:
+                continue  # the game cannot have it: nothing to warm
+            rng = np.random.default_rng(0)
+            table = HumanTable(rules, 0, {s: agent for s in range(1, rules.players)}, rng, rng)
+            agent.act(table.situation(), rng)  # whichever seat is to move
 
     def _player_counts(self, variant: str) -> list[int]:
         counts = []

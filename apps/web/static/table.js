@@ -1,5 +1,6 @@
 // The web table of spar-rl: draws what the server sends and sends the person's moves.
-// The game runs on the server; this page keeps only the id of its own game (one per tab).
+// The game runs on the server; this page keeps only the id of its own game (one per tab, in
+// sessionStorage, so that a reload or a restart of the server takes the game up again).
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -9,6 +10,7 @@ let game = null; // the last view the server sent
 let offer = null;
 let hintOn = false;
 let busy = false;
+const SAVED_GAME = "spar-game"; // this tab's game id, in sessionStorage
 
 const $ = (id) => document.getElementById(id);
 
@@ -166,6 +168,7 @@ async function refreshHint() {
 // ----- drawing the table ---------------------------------------------------------------
 function show(view) {
   game = view;
+  sessionStorage.setItem(SAVED_GAME, view.game);  // a reload, or a restarted server, carries on
   $("welcome").hidden = true;
   $("table").hidden = false;
   const phase = view.phase === "exchange" ? "the exchange" : `trick ${view.trick} of ${view.tricks}`;
@@ -374,5 +377,16 @@ document.addEventListener("DOMContentLoaded", () => {
   $("typed-form").addEventListener("submit", typed);
   $("next").addEventListener("click", () => send("next", {}));
   $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
-  loadOffer().catch((e) => say(e.message));
+  loadOffer().then(resume).catch((e) => say(e.message));
 });
+
+async function resume() {
+  // Take up this tab's game where it was: after a reload, or after the server restarted.
+  const id = sessionStorage.getItem(SAVED_GAME);
+  if (!id) return;
+  try {
+    show(await call("GET", `/api/games/${encodeURIComponent(id)}`));
+  } catch (e) {
+    sessionStorage.removeItem(SAVED_GAME);  // expired or unknown: the form starts a new one
+  }
+}
