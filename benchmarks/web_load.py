@@ -14,8 +14,20 @@ session that did not end, records that do not match the hands played) and
 the 50th and 99th percentile of a move's response time as the client
 sees it.
 
+``--search-games N`` plays N more games at once against ``search`` (the
+slowest bot, thinking up to ``spar serve --think`` seconds a move), each
+group's moves reported apart. ``--restart-after S`` runs the server with
+``--state DIR`` and stops it (Ctrl-C) after S seconds, then starts it again
+on the same folder and port: the clients reconnect, and every game must be
+taken up and finish, none lost or mixed up. ``--cap`` starts the server with
+``--max-games`` equal to the games played, and once they all run sends 50
+more new games, which must each be answered 503 (their times reported).
+
     python benchmarks/web_load.py --games 200 --think 1.0
     python benchmarks/web_load.py --games 200 --think 0     # as fast as the server answers
+    python benchmarks/web_load.py --games 200 --search-games 20
+    python benchmarks/web_load.py --games 200 --restart-after 60
+    python benchmarks/web_load.py --games 200 --cap
 """
 
 from __future__ import annotations
@@ -25,8 +37,10 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +60,13 @@ class Connection:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(self, method: str, path: str, body: object = None) -> tuple[int, dict, bytes]:
+        try:
+            return await self._request(method, path, body)
+        except (OSError, asyncio.IncompleteReadError, ConnectionError):
+            self.close()
+            raise ConnectionError(f"{method} {path}: the connection failed") from None
+
+    async def _request(self, method: str, path: str, body: object) -> tuple[int, dict, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         data = b"" if body is None else json.dumps(body).encode()
@@ -68,6 +89,26 @@ class Connection:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        self.reader = self.writer = None
+
+
+RESTART_WAIT = 180.0  # seconds a client keeps trying to reach a server that restarts
+
+
+async def call(client: Connection, method: str, path: str, body: object = None):
+    """A request that outlives a restart of the server: on a broken connection, reconnect and
+    try again until ``RESTART_WAIT`` seconds have passed. Returns (status, headers, content,
+    retried)."""
+    give_up = time.monotonic() + RESTART_WAIT
+    retried = False
+    while True:
+        try:
+            return (*await client.request(method, path, body), retried)
+        except ConnectionError:
+            if time.monotonic() > give_up:
+                raise
+            retried = True
+            await asyncio.sleep(0.5)
 
 
 @dataclass
@@ -79,16 +120,19 @@ class Tally:
     moves: list[float] = field(default_factory=list)  # seconds per move request
     server: list[float] = field(default_factory=list)  # of which in the game (Server-Timing)
     hands: int = 0
+    retried: int = 0  # moves sent again after the server restarted
+    started: int = 0  # games created
 
 
 async def one_game(client, form, think: float, rng, tally: Tally, deadline: float) -> None:
     try:
-        status, _, content = await client.request("POST", "/api/games", form)
+        status, _, content, _ = await call(client, "POST", "/api/games", form)
         if status != 201:
             tally.errors.append(f"new game: {status} {content[:100]!r}")
             return
         view = json.loads(content)
         game = view["game"]
+        tally.started += 1
         hands = 0  # finished hands that leave a record (not a tie-break hand some seats sat out)
         while time.monotonic() < deadline:
             if view["phase"] == "over":
@@ -103,15 +147,20 @@ async def one_game(client, form, think: float, rng, tally: Tally, deadline: floa
             if think:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             start = time.perf_counter()
-            status, headers, content = await client.request(
-                "POST", f"/api/games/{game}/{path}", body
+            status, headers, content, retried = await call(
+                client, "POST", f"/api/games/{game}/{path}", body
             )
             elapsed = time.perf_counter() - start
+            if retried and status == 409:  # the move was made before the restart: look again
+                status, headers, content, _ = await call(client, "GET", f"/api/games/{game}")
+            if retried:
+                tally.retried += 1
+                elapsed = float("nan")  # a restart's wait is no move time
             if status != 200:
                 tally.errors.append(f"{path}: {status} {content[:100]!r}")
                 return
             new = json.loads(content)
-            if path == "move":
+            if path == "move" and not retried:
                 tally.moves.append(elapsed)
                 timing = headers.get("server-timing", "game;dur=nan")
                 tally.server.append(float(timing.partition("dur=")[2]) / 1000)
@@ -123,7 +172,7 @@ async def one_game(client, form, think: float, rng, tally: Tally, deadline: floa
         else:
             tally.unfinished += 1
             return
-        status, _, content = await client.request("GET", f"/api/games/{game}/records")
+        status, _, content, _ = await call(client, "GET", f"/api/games/{game}/records")
         lines = content.decode().splitlines()
         if status != 200 or len(lines) != view["records"] or len(lines) != hands:
             tally.mixed.append(f"{game}: {len(lines)} records for {hands} hands")
@@ -132,7 +181,7 @@ async def one_game(client, form, think: float, rng, tally: Tally, deadline: floa
             json.loads(line)
         tally.completed += 1
         tally.hands += hands
-    except (OSError, asyncio.IncompleteReadError, KeyError, ValueError) as e:
+    except (OSError, ConnectionError, KeyError, ValueError) as e:
         tally.errors.append(f"{type(e).__name__}: {e}")
     finally:
         client.close()
@@ -151,28 +200,55 @@ def _mixed_up(old: dict, new: dict, game: str, body: dict) -> str | None:
     return None
 
 
-async def run(url: str, args) -> tuple[Tally, float]:
-    tally = Tally()
-    form = {"variant": args.variant, "players": args.players, "opponents": args.opponents}
+async def run(url: str, args) -> tuple[dict[str, Tally], float, list[tuple[int, float]]]:
+    """Every group's games at once; the new games past the cap (status, seconds) with --cap."""
+    groups = {args.opponents: (args.games, Tally())}
+    if args.search_games:
+        groups["search"] = (args.search_games, Tally())
     host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
     deadline = time.monotonic() + args.time_limit
     start = time.perf_counter()
-    games = [
-        one_game(
-            Connection(host, int(port)),
-            form,
-            args.think,
-            np.random.default_rng([args.seed, k]),
-            tally,
-            deadline,
-        )
-        for k in range(args.games)
-    ]
+    games = []
+    for g, (opponents, (count, tally)) in enumerate(groups.items()):
+        form = {"variant": args.variant, "players": args.players, "opponents": opponents}
+        games += [
+            one_game(
+                Connection(host, int(port)),
+                form,
+                args.think,
+                np.random.default_rng([args.seed, g, k]),
+                tally,
+                deadline,
+            )
+            for k in range(count)
+        ]
+    refused: list[tuple[int, float]] = []
+    everything = asyncio.gather(*games)
     try:
-        await asyncio.wait_for(asyncio.gather(*games), args.time_limit + 30)
+        if args.cap:  # once every game has started, the server is full
+            while sum(t.started for _, t in groups.values()) < len(games) and not everything.done():
+                await asyncio.sleep(0.05)
+            refused = await over_the_cap(Connection(host, int(port)), args)
+        await asyncio.wait_for(everything, args.time_limit + 30)
     except TimeoutError:
-        tally.errors.append("the run did not end within its time limit")
-    return tally, time.perf_counter() - start
+        next(iter(groups.values()))[1].errors.append("the run did not end within its time limit")
+    return (
+        {name: tally for name, (_, tally) in groups.items()},
+        time.perf_counter() - start,
+        refused,
+    )
+
+
+async def over_the_cap(client: Connection, args) -> list[tuple[int, float]]:
+    """50 new games on a full server, one after another: each answer's status and time."""
+    form = {"variant": args.variant, "players": args.players, "opponents": args.opponents}
+    out = []
+    for _ in range(50):
+        begin = time.perf_counter()
+        status, _, _ = await client.request("POST", "/api/games", form)
+        out.append((status, time.perf_counter() - begin))
+    client.close()
+    return out
 
 
 def main() -> int:
@@ -183,6 +259,9 @@ def main() -> int:
     p.add_argument("--variant", default="spar")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--opponents", default="shipped", help="an id of the server's offer")
+    p.add_argument("--search-games", type=int, default=0, help="more games, against search")
+    p.add_argument("--restart-after", type=float, help="stop and start the server after S s")
+    p.add_argument("--cap", action="store_true", help="--max-games = the games; then 50 more")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--url", help="a server already running on this machine (http://127.0.0.1:PORT/)"
@@ -191,51 +270,110 @@ def main() -> int:
     if args.url:
         if not args.url.startswith(("http://127.", "http://localhost:")):
             p.error("--url must be a server on this machine (loopback)")
-        tally, wall = asyncio.run(run(args.url, args))
-        return report(args, tally, wall)
+        if args.restart_after or args.cap:
+            p.error("--restart-after and --cap start the server themselves: no --url")
+        return report(args, *asyncio.run(run(args.url, args)))
 
+    with tempfile.TemporaryDirectory(prefix="spar-web-load-") as state:
+        extra = ["--port", str(free_port())]
+        if args.restart_after:
+            extra += ["--state", state]
+        if args.cap:
+            extra += ["--max-games", str(args.games + args.search_games)]
+        server, url = start_server(args.seed, extra)
+        if url is None:
+            return 1
+        restarts: list[str] = []
+
+        async def restart_later() -> None:
+            nonlocal server
+            await asyncio.sleep(args.restart_after)
+            await asyncio.to_thread(stop_server, server)
+            server, line = await asyncio.to_thread(start_server, args.seed, extra)
+            restarts.append(line or "the server did not start again")
+
+        async def whole_run():
+            if not args.restart_after:
+                return await run(url, args)
+            later = asyncio.create_task(restart_later())
+            result = await run(url, args)
+            await later
+            return result
+
+        try:
+            tallies, wall, refused = asyncio.run(whole_run())
+        finally:
+            stop_server(server)
+        for line in restarts:
+            print(f"restarted             at {line.strip()} (the same folder and port)")
+        return report(args, tallies, wall, refused)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(seed: int, extra: list[str]) -> tuple[subprocess.Popen, str | None]:
+    """``spar serve`` with ``extra`` options: the process and its address (None: it failed);
+    the line saying how many games it took up, if it took up any, is printed."""
     server = subprocess.Popen(
-        [SPAR, "serve", "--port", "0", "--seed", str(args.seed)],
+        [SPAR, "serve", "--seed", str(seed), *extra],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
-    try:
+    line = server.stdout.readline()
+    if "taken up" in line:
+        print(line.strip())
         line = server.stdout.readline()
-        if "the table is at" not in line:
-            print(f"the server did not start: {line!r}", file=sys.stderr)
-            return 1
-        url = line.split()[6]
-        tally, wall = asyncio.run(run(url, args))
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=60)
-    return report(args, tally, wall)
+    if "the table is at" not in line:
+        print(f"the server did not start: {line!r}", file=sys.stderr)
+        return server, None
+    return server, line.split()[6]
 
 
-def report(args, tally: Tally, wall: float) -> int:
-    moves = np.array(tally.moves) * 1000
-    load = os.getloadavg()[0]
-    print(
-        f"games                 {args.games} at once, {args.variant} {args.players} players vs {args.opponents}, think {args.think} s"
-    )
-    print(f"completed             {tally.completed} ({tally.hands} hands) in {wall:.1f} s")
-    print(f"unfinished            {tally.unfinished}")
-    print(f"errors                {len(tally.errors)}")
-    print(f"lost or mixed up      {len(tally.mixed)}")
-    if len(moves):
-        print(f"moves                 {len(moves)} ({len(moves) / wall:.0f}/s)")
-        print(
-            f"move p50 / p99 / max  {np.percentile(moves, 50):.1f} / {np.percentile(moves, 99):.1f} / {moves.max():.1f} ms"
-        )
-        game = np.array(tally.server) * 1000
-        print(
-            f"  in the game         {np.percentile(game, 50):.1f} / {np.percentile(game, 99):.1f} / {game.max():.1f} ms (Server-Timing: the bots and the view)"
-        )
-    print(f"load average (1 min)  {load:.1f}")
-    for message in (tally.errors + tally.mixed)[:5]:
-        print("  ", message)
-    return 0 if not tally.errors and not tally.mixed and not tally.unfinished else 1
+def stop_server(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGINT)
+    server.wait(timeout=120)
+
+
+def report(args, tallies: dict[str, Tally], wall: float, refused=()) -> int:
+    counts = {args.opponents: args.games, "search": args.search_games}
+    lineup = " + ".join(f"{counts[name]} vs {name}" for name in tallies)
+    print(f"games                 {lineup} at once, {args.variant} {args.players} players, "
+          f"think {args.think} s")  # fmt: skip
+    bad = 0
+    for name, tally in tallies.items():
+        moves = np.array(tally.moves) * 1000
+        print(f"[{name}]")
+        print(f"completed             {tally.completed} ({tally.hands} hands) in {wall:.1f} s")
+        print(f"unfinished            {tally.unfinished}")
+        print(f"errors                {len(tally.errors)}")
+        print(f"lost or mixed up      {len(tally.mixed)}")
+        if tally.retried:
+            print(f"moves sent again      {tally.retried} (across the restart)")
+        if len(moves):
+            print(f"moves                 {len(moves)} ({len(moves) / wall:.0f}/s)")
+            print(
+                f"move p50 / p99 / max  {np.percentile(moves, 50):.1f} / {np.percentile(moves, 99):.1f} / {moves.max():.1f} ms"
+            )
+            game = np.array(tally.server) * 1000
+            print(
+                f"  in the game         {np.percentile(game, 50):.1f} / {np.percentile(game, 99):.1f} / {game.max():.1f} ms (Server-Timing: waiting, the bots and the view)"
+            )
+        for message in (tally.errors + tally.mixed)[:5]:
+            print("  ", message)
+        bad += len(tally.errors) + len(tally.mixed) + tally.unfinished
+    if refused:
+        statuses = sorted({status for status, _ in refused})
+        times = np.array([t for _, t in refused]) * 1000
+        print(f"past the cap          {len(refused)} new games: statuses {statuses}, "
+              f"p50 / max {np.percentile(times, 50):.1f} / {times.max():.1f} ms")  # fmt: skip
+        bad += sum(status != 503 for status, _ in refused)
+    print(f"load average (1 min)  {os.getloadavg()[0]:.1f}")
+    return 0 if not bad else 1
 
 
 if __name__ == "__main__":

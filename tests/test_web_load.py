@@ -301,3 +301,18 @@ def test_spar_serve_state_takes_up_a_game_after_a_real_restart(tmp_path: Path) -
         call(f"{url}api/games/{view['game']}/move", first_move(again))  # and it goes on
     finally:
         stop(process)
+
+
+def test_the_load_benchmark_survives_a_restart_and_the_cap_answers_503() -> None:
+    """benchmarks/web_load.py at a small size: a restart in the middle of the run loses no game,
+    and new games past --max-games are refused; its own checks decide the exit status."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "web_load.py"
+    small = ["--games", "4", "--players", "2", "--think", "0.05", "--time-limit", "150"]
+    for extra in (["--search-games", "1", "--restart-after", "3"], ["--cap"]):
+        done = subprocess.run(
+            [sys.executable, str(script), *small, *extra],
+            capture_output=True, text=True, timeout=400,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "lost or mixed up      0" in done.stdout
+    assert "past the cap          50 new games: statuses [503]" in done.stdout

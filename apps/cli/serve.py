@@ -96,6 +96,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="bot moves computed at once, off the server's event loop (default: the cores)",
     )
     p.add_argument(
+        "--max-games",
+        type=int,
+        metavar="N",
+        help="games held at once; a new game past them is answered 503 (default: 1000)",
+    )
+    p.add_argument(
         "--proxy",
         metavar="ADDRESS",
         help="the address of a reverse proxy whose X-Forwarded-For is trusted (default: none)",
@@ -133,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= args.workers <= 256:
             raise ValueError(f"--workers must be 1..256; got {args.workers}")
         limits = dataclasses.replace(limits, workers=args.workers)
+    if args.max_games is not None:
+        if not 1 <= args.max_games <= 1_000_000:
+            raise ValueError(f"--max-games must be 1..1000000; got {args.max_games}")
+        limits = dataclasses.replace(limits, games=args.max_games)
     think = {} if args.think is None else {"think": args.think}
     lobby = Lobby(default_bot_specs(), args.opponents, overrides, **think)
     if not any(lobby.variants.values()):
