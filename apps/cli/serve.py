@@ -154,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"spar serve: {app.state.restored} unfinished games taken up from {args.state}",
               flush=True)  # fmt: skip
     # The searching bots' compiled kernels, loaded before a player's first move waits on them.
-    threading.Thread(target=lobby.warm, name="warm", daemon=True).start()
+    warm = threading.Thread(target=lobby.warm, name="warm", daemon=True)
+    warm.start()
     listener = _listen(args.host, args.port)
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
@@ -170,6 +171,10 @@ def run(args: argparse.Namespace) -> int:
     server = _announcing_server(uvicorn)(server_config(uvicorn, app, args.proxy), announce)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the way to stop it
         server.run(sockets=[listener])
+    if warm.is_alive():  # a native thread pool torn down mid-decision aborts the process
+        print("spar serve: letting the bots' warm-up end", file=sys.stderr, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            warm.join()
     print("spar serve: stopped", file=sys.stderr)
     return 0
 

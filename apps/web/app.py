@@ -24,9 +24,10 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
 Handlers run on the event loop; a game's work (the bots' moves and the view)
-runs on a pool of worker threads (``Limits.workers``), so a slow bot delays
-only its own game, and each game is moved by one request at a time (its
-lock). Past ``Limits.queue`` requests waiting for a worker, a request is
+runs on a pool of worker threads (``Limits.workers``; the games against a
+searching bot on a pool of their own, ``Limits.search_workers``), so a slow
+bot delays only the games of its pool, and each game is moved by one request
+at a time (its lock). Past ``Limits.queue`` requests waiting for a worker, a request is
 answered 503 ("the table is busy") at once. A move's answer has a
 ``Server-Timing`` header: the milliseconds it took (waiting for a worker,
 the bots' moves and the view), without the HTTP.
@@ -102,16 +103,19 @@ def create_app(
         store.seed_with(seed)
     restored = store.restore(lobby.setup)
     workers = anyio.CapacityLimiter(limits.workers)
+    search_workers = anyio.CapacityLimiter(limits.search_workers)
 
-    async def off_loop(work: Callable[[], T]) -> T:
+    async def off_loop(work: Callable[[], T], searching: bool = False) -> T:
         """``work`` (bots' moves, a view) on a worker thread, so that a slow bot delays only
-        its own game; refused (503) when too many already wait for a worker."""
-        if workers.statistics().tasks_waiting >= limits.queue:
+        the games of its pool (the searching bots have their own); refused (503) when too
+        many already wait for a worker."""
+        pool = search_workers if searching else workers
+        if pool.statistics().tasks_waiting >= limits.queue:
             raise LimitError(
                 "the table is busy: too many bot moves are waiting; try again in a few seconds",
                 503,
             )
-        return await anyio.to_thread.run_sync(work, limiter=workers)
+        return await anyio.to_thread.run_sync(work, limiter=pool)
 
     def changed(game: WebGame) -> dict[str, Any]:
         """After a change: keep the game on disk, and its view."""
@@ -152,18 +156,18 @@ def create_app(
             def make() -> WebGame:  # the lobby may build an agent, and the bots move first
                 return WebGame(game_id, lobby.setup(form), seed, _object(form))
 
-            game = await off_loop(make)
+            game = await off_loop(make, lobby.searching(form))
         except BaseException:
             store.cancel()
             raise
         store.add(game)
         async with game.busy:
-            return _json(await off_loop(lambda: changed(game)), 201)
+            return _json(await off_loop(lambda: changed(game), game.setup.searching), 201)
 
     async def show(request: Request) -> Response:
         game = game_of(request)
         async with game.busy:
-            return _json(await off_loop(game.view))
+            return _json(await off_loop(game.view, game.setup.searching))
 
     async def move(request: Request) -> Response:
         game = game_of(request)
@@ -175,7 +179,7 @@ def create_app(
                 game.move(body.get("move"), body.get("turn"))
                 return changed(game)
 
-            return _json(await off_loop(play), timed=start)
+            return _json(await off_loop(play, game.setup.searching), timed=start)
 
     async def next_hand(request: Request) -> Response:
         game = game_of(request)
@@ -187,12 +191,12 @@ def create_app(
                 game.next_hand(body.get("turn"))
                 return changed(game)
 
-            return _json(await off_loop(deal), timed=start)
+            return _json(await off_loop(deal, game.setup.searching), timed=start)
 
     async def hint(request: Request) -> Response:
         game = game_of(request)
         async with game.busy:
-            return _json(await off_loop(game.hint))
+            return _json(await off_loop(game.hint, game.setup.searching))
 
     async def records(request: Request) -> Response:
         game = game_of(request)

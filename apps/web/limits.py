@@ -30,7 +30,9 @@ class Limits:
     new_burst: float = 300  # new games from one address at once...
     new_rate: float = 2  # ...and per second after that
     workers: int = max(1, os.cpu_count() or 1)  # bot decisions run at once, off the event loop
-    queue: int = 200  # requests waiting for a worker; past it, 503 "the table is busy"
+    # ...and, apart, those of searching bots (seconds each), so they never hold up the others
+    search_workers: int = max(1, (os.cpu_count() or 1) // 2)
+    queue: int = 200  # requests waiting for a worker (in each pool); past it, 503 "busy"
 
 
 class LimitError(Exception):

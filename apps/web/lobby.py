@@ -65,6 +65,7 @@ class Setup:
     hint: Any | None
     lineup: str  # who the opponents are, for the page
     note: str | None  # why the opponents are not the ones asked for
+    searching: bool = False  # the opponents search (seconds a move): they get workers apart
 
 
 class Lobby:
@@ -143,6 +144,10 @@ class Lobby:
             "ends": list(ENDS),
         }
 
+    def searching(self, form: object) -> bool:
+        """Whether a form asks for a searching opponent (read before the game is made)."""
+        return isinstance(form, dict) and form.get("opponents") in SEARCHING
+
     def setup(self, form: object) -> Setup:
         """The game a form asks for.
 
@@ -196,7 +201,8 @@ class Lobby:
         except ValueError as e:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
-        return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note)
+        searching = opponent.id in SEARCHING
+        return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note, searching)
 
     def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
         """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
