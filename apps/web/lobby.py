@@ -98,18 +98,16 @@ class Lobby:
         self.shipped = [shipped] if isinstance(shipped, str) else list(shipped)
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
-        shipped_bot = (
-            [Opponent("shipped", "the shipped bot", self.shipped[0])] if self.shipped else []
-        )
+        shipped_bot, search = [], []
+        if self.shipped:  # search plays with the shipped bot's policy: without one, no search
+            shipped_bot = [Opponent("shipped", "the shipped bot", self.shipped[0])]
+            search = [Opponent("search", f"search: the strongest bot (up to {think:g} s a move)",
+                               f"search:policy={self.shipped[0]},time_limit={think!r}")]  # fmt: skip
         for opponent in (
             *(Opponent(spec, spec, spec) for spec in extra),
             *shipped_bot,
             Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
-            Opponent(
-                "search",
-                f"search: the strongest bot (up to {think:g} s a move)",
-                f"search:time_limit={think!r}",
-            ),
+            *search,
             Opponent(
                 "pimc",
                 f"pimc: a search bot (up to {think:g} s a move)",
