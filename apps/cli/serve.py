@@ -46,6 +46,9 @@ from pathlib import Path
 from spar_apps.cli.arguments import add_command, seed
 
 DEFAULT_PORT = 8000
+# How often Python hands its lock between the event loop and the bots' worker threads: the
+# default 5 ms made a move wait for several hand-overs (benchmarks/README.md, The web table).
+SWITCH_SECONDS = 0.0005
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -153,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     if app.state.restored:
         print(f"spar serve: {app.state.restored} unfinished games taken up from {args.state}",
               flush=True)  # fmt: skip
+    sys.setswitchinterval(SWITCH_SECONDS)
     # The searching bots' compiled kernels, loaded before a player's first move waits on them.
     warm = threading.Thread(target=lobby.warm, name="warm", daemon=True)
     warm.start()
