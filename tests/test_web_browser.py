@@ -17,6 +17,7 @@ where it fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -108,6 +109,21 @@ def page(browser, server):
     yield page
     context.close()
     assert not errors, errors  # no script error, no console error (a missing icon is one)
+
+
+@contextlib.contextmanager
+def own_server(browser, *options: str):
+    """A page of a ``spar serve`` of its own, started with ``options``, its offer loaded."""
+    process, url = serve(*options)
+    context = browser.new_context(viewport={"width": 1100, "height": 860}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("#opponents option", state="attached")
+        yield page
+    finally:
+        context.close()
+        stop(process)
 
 
 def console_error(message) -> bool:
@@ -287,12 +303,7 @@ def test_a_whole_hand_in_every_preset_at_two_player_counts(page):
 
 def test_a_whole_hand_with_the_weak_hand_exchange(browser):
     """The keep/exchange buttons, on a server whose games all have the exchange."""
-    process, url = serve("--set", "weak_hand_exchange=true")
-    context = browser.new_context(viewport={"width": 1100, "height": 860}, bypass_csp=True)
-    try:
-        page = context.new_page()
-        page.goto(url)
-        page.wait_for_selector("#opponents option", state="attached")
+    with own_server(browser, "--set", "weak_hand_exchange=true") as page:
         start(page, "spar", 3, "random")
         decided = False
         while phase(page) != "over":
@@ -304,19 +315,11 @@ def test_a_whole_hand_with_the_weak_hand_exchange(browser):
         assert decided
         assert page.locator("#dealt tbody tr").count() == 3
         page.screenshot(path=str(SHOTS / "spar-3-exchange-end.png"))
-    finally:
-        context.close()
-        stop(process)
 
 
 def test_a_whole_hand_against_search_the_strongest_bot(browser):
     """The lobby offers search, thinking at most --think seconds a move; a hand against it."""
-    process, url = serve("--think", "0.2")
-    context = browser.new_context(viewport={"width": 1100, "height": 860}, bypass_csp=True)
-    try:
-        page = context.new_page()
-        page.goto(url)
-        page.wait_for_selector("#opponents option[value=search]", state="attached")
+    with own_server(browser, "--think", "0.2") as page:
         label = page.inner_text("#opponents option[value=search]")
         assert label == "search: the strongest bot (up to 0.2 s a move)"
         start(page, "spar", 3, "search")
@@ -328,6 +331,3 @@ def test_a_whole_hand_against_search_the_strongest_bot(browser):
                                    timeout=6 * WAIT)  # fmt: skip
         assert "search" in page.inner_text("#lineup")
         assert page.locator("#dealt tbody tr").count() == 3
-    finally:
-        context.close()
-        stop(process)
