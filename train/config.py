@@ -229,9 +229,13 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
     raise TypeError(f"unsupported config type {hint!r}")  # a bug here, not in the file
 
 
+RESUME_KEYS = ("run.updates", "run.max_minutes", "mccfr.batches", "run.device")
+
+
 def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
-    only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``)."""
+    only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``) and where
+    (``run.device``: checkpoints are device-free)."""
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
@@ -241,10 +245,10 @@ def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
         raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         key = item.partition("=")[0].strip()
-        if key not in ("run.updates", "run.max_minutes", "mccfr.batches"):
+        if key not in RESUME_KEYS:
             raise ConfigError(
-                f"--set {key}: a resumed run keeps its config; only run.updates, "
-                "run.max_minutes and mccfr.batches may change"
+                f"--set {key}: a resumed run keeps its config; only "
+                f"{', '.join(RESUME_KEYS[:-1])} and {RESUME_KEYS[-1]} may change"
             )
         apply_override(data, item)
     return from_dict(data)

@@ -56,6 +56,7 @@ def check(c: Config) -> None:
     if c.algorithm != "ppo":
         _check_solver(c)
         return
+    _check_device(c.run.device)
     _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
     _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
     p = c.ppo
@@ -136,6 +137,16 @@ def _check_match_reward(c: Config) -> None:
         why = why_no_match_reward(rules)
         if why is not None:
             raise ConfigError(f"ppo.reward: match needs {why} ({name})")
+
+
+def _check_device(name: str) -> None:
+    """``run.device`` must name a device this machine has (a resumed run may change it)."""
+    from spar_agents.ppo.device import resolve_device
+
+    try:
+        resolve_device(name)
+    except ValueError as e:
+        raise ConfigError(f"run.device: {e}") from None
 
 
 def _check_mix(c: Config) -> None:

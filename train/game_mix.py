@@ -57,7 +57,7 @@ from spar_agents.signature import universal_signature
 from spar_env.observation.universal import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
 from spar_train.match.reward import match_table_of
-from spar_train.opponent_pool import SELF, OpponentPool, snapshot_models
+from spar_train.opponent_pool import SELF, OpponentPool, snapshot_models, weights_of
 from spar_train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
 from spar_train.sections import Config, ConfigError
 
@@ -207,8 +207,7 @@ class MixPool:
         self.snapshots: list[dict[str, torch.Tensor]] = []
 
     def add_snapshot(self, model: ActorCritic) -> None:
-        weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        self.load_snapshots([*self.snapshots, weights])
+        self.load_snapshots([*self.snapshots, weights_of(model)])
 
     def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
         self.snapshots = list(snapshots)[-self.keep :]
@@ -220,9 +219,11 @@ class MixPool:
 class MixCollector:
     """Plays every game of a mix; its rollout is the concatenation of every game's."""
 
-    def __init__(self, config: Config, rng: np.random.Generator) -> None:
+    def __init__(
+        self, config: Config, rng: np.random.Generator, device: torch.device | None = None
+    ) -> None:
         self.games = mix_games(config)
-        self.precision = resolve(config.rollout.precision)
+        self.precision = resolve(config.rollout.precision, device)  # where the learner answers
         counts = shares(config.rollout.games, [g.weight for g in self.games])
         self.collectors = [
             Collector(

@@ -50,7 +50,8 @@ def imitate(
     arithmetic, as in the PPO update (:mod:`spar_agents.ppo.precision`).
     Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
     """
-    arithmetic_of = resolve(precision)
+    arithmetic_of = resolve(precision, model.device)
+    here = model.inputs_here  # the learner's device (the arrays themselves on the CPU)
     rules = collector.rules
     teacher: Any
     if isinstance(collector, MixCollector):  # one teacher and one pool per game of the mix
@@ -63,18 +64,18 @@ def imitate(
     for step in range(steps):
         rollout = collector.collect(model, pool, 1, rng, reward_scale, teacher=teacher)
         choice = popcount(rollout.legal) > 1
-        extra = None if rollout.extra is None else torch.from_numpy(rollout.extra[choice])
-        inputs = model.critic_input(torch.from_numpy(rollout.obs[choice]), extra)
+        extra = None if rollout.extra is None else here(rollout.extra[choice])
+        inputs = model.critic_input(here(rollout.obs[choice]), extra)
         inputs = inputs.to(input_dtype(arithmetic_of))
-        illegal = torch.from_numpy(~unpack(rollout.legal[choice], rollout.num_actions))
-        target = torch.from_numpy(rollout.actions[choice])
-        value_target = torch.from_numpy(rollout.rewards[rollout.trajectory[choice]])
-        order = torch.as_tensor(rng.permutation(inputs.shape[0]))
+        illegal = here(~unpack(rollout.legal[choice], rollout.num_actions))
+        target = here(rollout.actions[choice])
+        value_target = here(rollout.rewards[rollout.trajectory[choice]])
+        order = here(rng.permutation(inputs.shape[0]))
         total, batches = 0.0, 0
         model.train()
         for start in range(0, inputs.shape[0], minibatch_size):
             idx = order[start : start + minibatch_size]
-            with arithmetic(arithmetic_of):
+            with arithmetic(arithmetic_of, model.device):
                 logits, value = model.logits_and_value(inputs[idx], illegal[idx])
             ce = torch.nn.functional.cross_entropy(logits.float(), target[idx])
             loss = ce + 0.5 * ((value.float() - value_target[idx]) ** 2).mean()

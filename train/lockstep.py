@@ -102,8 +102,9 @@ def play_in_lockstep(
     return [results[i] for i in range(len(plays))], seconds
 
 
-def _joined(arrays: Sequence[np.ndarray]) -> torch.Tensor:
-    return torch.from_numpy(arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
+def _joined(model: ActorCritic, arrays: Sequence[np.ndarray]) -> torch.Tensor:
+    """The turns' arrays as one tensor on ``model``'s device."""
+    return model.inputs_here(arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
 
 
 def _split(array: np.ndarray, turns: Sequence[Turn]) -> list[np.ndarray]:
@@ -117,14 +118,14 @@ def learner_answers(
     extras = [t.extra for t in turns]
     with torch.inference_mode():  # the features once, for both networks
         inputs = model.critic_input(
-            _joined([t.obs for t in turns]),
-            None if extras[0] is None else _joined(extras),  # type: ignore[arg-type]
+            _joined(model, [t.obs for t in turns]),
+            None if extras[0] is None else _joined(model, extras),  # type: ignore[arg-type]
         )
-        mask = _joined([t.mask for t in turns])
-        with arithmetic(precision):
+        mask = _joined(model, [t.mask for t in turns])
+        with arithmetic(precision, model.device):
             logits, value = model.logits_and_value(inputs, ~mask)
-        logp_all = torch.log_softmax(logits.float(), dim=-1).numpy()
-    values = value.float().numpy()
+        logp_all = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+    values = value.float().cpu().numpy()
     return list(zip(_split(logp_all, turns), _split(values, turns), strict=True))
 
 
@@ -133,9 +134,10 @@ def policy_answers(
 ) -> list[np.ndarray]:
     """The masked policy ``float32 [g, A]`` of each turn (one network's), in one pass: in
     float32, exactly :func:`spar_agents.ppo.agent.policy_probs`."""
+    model = turns[0].model
     with torch.inference_mode():
-        mask = _joined([t.mask for t in turns])
-        with arithmetic(precision):
-            logits = turns[0].model.policy_logits(_joined([t.obs for t in turns]), mask)
-        probs = torch.softmax(logits.float(), dim=-1).masked_fill(~mask, 0.0).numpy()
+        mask = _joined(model, [t.mask for t in turns])
+        with arithmetic(precision, model.device):
+            logits = model.policy_logits(_joined(model, [t.obs for t in turns]), mask)
+        probs = torch.softmax(logits.float(), dim=-1).masked_fill(~mask, 0.0).cpu().numpy()
     return _split(probs, turns)

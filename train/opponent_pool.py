@@ -67,8 +67,7 @@ class OpponentPool:
 
     def add_snapshot(self, model: ActorCritic) -> None:
         """Keep a copy of the learner's current weights as an opponent."""
-        weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        self.snapshots = [*self.snapshots, weights][-self.keep :]
+        self.snapshots = [*self.snapshots, weights_of(model)][-self.keep :]
         self._rebuild()
 
     def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
@@ -122,8 +121,14 @@ class OpponentPool:
         return roles, entry
 
 
+def weights_of(model: ActorCritic) -> dict[str, torch.Tensor]:
+    """A copy of the network's weights on the CPU: a snapshot, wherever the learner runs."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+
+
 def snapshot_models(make_model, snapshots: list[dict[str, torch.Tensor]]) -> list:
-    """One network per snapshot's weights, in eval mode (``make_model()`` builds each)."""
+    """One network per snapshot's weights, in eval mode (``make_model()`` builds each, on its
+    device)."""
     models = []
     for weights in snapshots:
         model = make_model()

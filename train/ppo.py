@@ -39,6 +39,7 @@ import torch
 from spar_agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
+from spar_agents.ppo.device import describe_device, resolve_device, to_cpu
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import resolve
 from spar_agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
@@ -122,21 +123,23 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 
 def make_collector(
-    config: Config, rules: Ruleset, rng: np.random.Generator
+    config: Config, rules: Ruleset, rng: np.random.Generator, device: torch.device | None = None
 ) -> Collector | RayCollector | MixCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator; for a
-    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`)."""
+    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`). ``device``: where the
+    learner answers a local collector's turns (Ray's actors play on their CPUs)."""
     if is_mix(config):
-        return MixCollector(config, rng)
-    precision = resolve(config.rollout.precision)
+        return MixCollector(config, rng, device)
     if config.ray.enabled:
+        precision = resolve(config.rollout.precision)
         from spar_train.distributed.rollout import RayCollector
 
         make_model = partial(build_model, config, rules)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
                             name=config.run.name, precision=precision)  # fmt: skip
-    return Collector(rules, config.rollout.games, rng, precision=precision,
+    return Collector(rules, config.rollout.games, rng,
+                     precision=resolve(config.rollout.precision, device),
                      match_table=match_table_of(config, rules))  # fmt: skip
 
 
@@ -196,11 +199,16 @@ def _run(
     rules = home_game(config) if is_mix(config) else rules_of(config)  # a mix: its games alone
     torch.set_num_threads(config.run.threads)
     torch.manual_seed(config.run.seed)
+    device = resolve_device(config.run.device)
+    if report is not None and device.type != "cpu":
+        arithmetic = resolve(config.ppo.precision, device)
+        report(Progress("start", 0, 0, note=f"the learner runs on {describe_device(device)} "
+                                            f"({arithmetic} matrix products)"))  # fmt: skip
     rng = np.random.default_rng(config.run.seed)
-    model = build_model(config, rules)
+    model = build_model(config, rules, device)
     optimizer = make_optimizer(model, config.ppo.lr)
-    collector = make_collector(config, rules, rng)
-    make_model = partial(build_model, config, rules)
+    collector = make_collector(config, rules, rng, device)
+    make_model = partial(build_model, config, rules, device)
     pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
         collector.make_pool(config, make_model)
         if isinstance(collector, MixCollector)
@@ -362,8 +370,8 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
     payload = {
         "game": mix_signature(config) if is_mix(config) else game_signature(collector.rules),
         "model": {"hidden": list(config.model.hidden), "privileged": model.privileged},
-        "weights": model.state_dict(),
-        "optimizer": optimizer.state_dict(),
+        "weights": to_cpu(model.state_dict()),  # device-free: it resumes on any device
+        "optimizer": to_cpu(optimizer.state_dict()),
         "rng": rng.bit_generator.state,
         "torch_rng": torch.get_rng_state(),
         "counters": vars(counters).copy(),

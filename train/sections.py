@@ -39,6 +39,9 @@ class RunSection:
     updates: int = 500  # PPO updates in all (each after one rollout)
     max_minutes: float = 15.0  # stop early after this much wall clock (0: no limit)
     threads: int = 2  # torch threads
+    # Where the learner runs: auto (the first GPU torch sees, else the CPU) | cpu | cuda |
+    # cuda:N. Checkpoints are device-free: a run resumes on another device.
+    device: str = "auto"
     checkpoint_every: int = 10  # updates between checkpoints (and one at the end)
     keep_checkpoints: int = 3  # the newest ones kept on disk
 

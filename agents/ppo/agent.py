@@ -155,10 +155,10 @@ class PPOAgent:
 def policy_probs(model: ActorCritic, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``float32 [G, A]``: the masked policy (exactly 0 on illegal actions)."""
     with torch.no_grad():
-        mask_t = torch.from_numpy(np.ascontiguousarray(mask))
-        logits = model.policy_logits(torch.from_numpy(np.ascontiguousarray(obs)), mask_t)
+        mask_t = model.inputs_here(np.ascontiguousarray(mask))
+        logits = model.policy_logits(model.inputs_here(np.ascontiguousarray(obs)), mask_t)
         probs = torch.softmax(logits, dim=-1).masked_fill(~mask_t, 0.0)
-    return probs.numpy()
+    return probs.cpu().numpy()
 
 
 def sample_actions(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -83,6 +83,15 @@ class ActorCritic(nn.Module):
         self.actor = mlp(self.obs_size, hidden, self.num_actions, out_gain=0.01)
         self.critic = mlp(self.obs_size + self.privileged, hidden, 1, out_gain=1.0)
 
+    @property
+    def device(self) -> torch.device:
+        """Where the network's weights are (:mod:`spar_agents.ppo.device`)."""
+        return self.obs_scale.device
+
+    def inputs_here(self, array: np.ndarray) -> torch.Tensor:
+        """``array`` as a tensor on the network's device (shared with it on the CPU)."""
+        return torch.from_numpy(array).to(self.device)
+
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         return obs.to(torch.float32) * self.obs_scale
 

@@ -110,14 +110,17 @@ class _Rows:
 
     @classmethod
     def of(cls, model: ActorCritic, batch: Batch, precision: Precision) -> _Rows:
+        """The batch on the network's device (where it already is on the CPU)."""
+        device = model.device
+        extra = None if batch.extra is None else batch.extra.to(device)
         return cls(
-            model.critic_input(batch.obs, batch.extra).to(input_dtype(precision)),
-            ~batch.mask,
-            batch.actions[:, None],
-            batch.logp,
-            batch.values,
-            batch.advantages,
-            batch.returns,
+            model.critic_input(batch.obs.to(device), extra).to(input_dtype(precision)),
+            ~batch.mask.to(device),
+            batch.actions[:, None].to(device),
+            batch.logp.to(device),
+            batch.values.to(device),
+            batch.advantages.to(device),
+            batch.returns.to(device),
         )
 
     def take(self, index: torch.Tensor | slice) -> _Rows:
@@ -135,10 +138,10 @@ def ppo_update(
     sums: dict[str, float] = {}
     count = 0
     model.train()
-    precision = resolve(settings.precision)
+    precision = resolve(settings.precision, model.device)
     rows = _Rows.of(model, batch, precision)
     for _ in range(settings.epochs):
-        shuffled = rows.take(torch.as_tensor(rng.permutation(batch.size)))
+        shuffled = rows.take(torch.as_tensor(rng.permutation(batch.size), device=model.device))
         kl_epoch = []
         for start in range(0, batch.size, settings.minibatch_size):
             part = shuffled.take(slice(start, start + settings.minibatch_size))
@@ -160,7 +163,7 @@ def _minibatch_step(
     s: PPOSettings,
     precision: Precision,
 ) -> dict[str, float]:
-    with arithmetic(precision):
+    with arithmetic(precision, model.device):
         logits, value = model.logits_and_value(rows.inputs, rows.illegal)
     logits, value = logits.float(), value.float()  # no-ops in float32
     logp_all = torch.log_softmax(logits, dim=-1)

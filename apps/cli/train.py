@@ -183,6 +183,9 @@ class _Bar:
         self.progress.stop()
 
     def update(self, event: Any) -> None:
+        if event.phase == "start":  # a line before the run begins (its device)
+            self.progress.console.print(f"spar train: {event.note}", highlight=False)
+            return
         self.phase = event.phase
         f = event.figures
         evals = "  ".join(f"vs {k} {v['mean_payoff']:+.3f}" for k, v in event.evaluations.items())
