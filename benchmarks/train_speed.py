@@ -2,6 +2,8 @@
 
     python benchmarks/train_speed.py                    # about two minutes
     python benchmarks/train_speed.py --updates 20 --sb3-steps 8192
+    python benchmarks/train_speed.py --overlap --no-sb3 --rounds 3   # overlap against none
+    python benchmarks/train_speed.py --device cpu --device cuda --no-sb3   # a GPU beside the CPU
 
 Both learners train on 4-player ``spar`` and count learner decisions per
 second end to end (rollout and update together, TensorBoard's
@@ -17,7 +19,11 @@ second end to end (rollout and update together, TensorBoard's
   hyperparameters) on ``gym.make("spar_env/Spar-v0", opponents="heuristic")``.
 
 The two alternate in rounds, so both see the same machine load; the ratio
-of their speeds is the figure to compare across machines.
+of their speeds is the figure to compare across machines. ``--overlap`` adds
+the default mix with ``rollout.overlap`` (the next rollout in a worker process
+while the update runs) and prints its ratio to the default mix; each
+``--device`` runs ours on that ``run.device`` (``--no-sb3`` leaves MaskablePPO
+out).
 """
 
 from __future__ import annotations
@@ -36,8 +42,8 @@ import spar_train
 from spar_train.config import default_config_path, load_config
 
 
-def ours(updates: int, mix: str | None, threads: int) -> dict[str, float]:
-    overrides = [f"run.updates={updates}", f"run.threads={threads}", "eval.every=100000"]
+def ours(updates: int, mix: str | None, threads: int, *more: str) -> dict[str, float]:
+    overrides = [f"run.updates={updates}", f"run.threads={threads}", "eval.every=100000", *more]
     overrides += ["eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={updates}"]
     overrides += ['warmstart.imitate=""']  # PPO updates only
     if mix is not None:
@@ -73,32 +79,51 @@ def main() -> None:
     parser.add_argument("--sb3-steps", type=int, default=6144, help="MaskablePPO steps per round")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--overlap", action="store_true", help="also the default mix overlapped")
+    parser.add_argument("--device", action="append", default=None,
+                        help="run.device of ours (repeat for several; default: the config's)")  # fmt: skip
+    parser.add_argument("--no-sb3", action="store_true", help="leave MaskablePPO out")
     args = parser.parse_args()
-    rows: dict[str, list[float]] = {"default mix": [], "heuristic": [], "sb3": []}
+    devices = args.device or [None]
+    runs: dict[str, tuple[str | None, list[str]]] = {}  # row -> (pool mix, overrides)
+    for device in devices:
+        where = [] if device is None else [f'run.device="{device}"']
+        tag = "" if device is None or len(devices) == 1 else f" on {device}"
+        runs[f"default mix{tag}"] = (None, where)
+        runs[f"heuristic{tag}"] = ("{ heuristic = 1.0 }", where)
+        if args.overlap:
+            runs[f"default mix, overlap{tag}"] = (None, [*where, "rollout.overlap=true"])
+    rows: dict[str, list[float]] = {name: [] for name in [*runs, "sb3"]}
     parts: dict[str, dict[str, float]] = {}
     for r in range(args.rounds):
-        a = ours(args.updates, None, args.threads)
-        b = ours(args.updates, "{ heuristic = 1.0 }", args.threads)
-        c = sb3(args.sb3_steps, args.threads)
-        rows["default mix"].append(a["sps"])
-        rows["heuristic"].append(b["sps"])
-        rows["sb3"].append(c)
-        parts = {"default mix": a, "heuristic": b}
-        print(f"round {r + 1}: ours {a['sps']:,.0f} / {b['sps']:,.0f} (heuristic), "
-              f"MaskablePPO {c:,.0f} learner decisions/s", flush=True)  # fmt: skip
-    sb3_sps = statistics.median(rows["sb3"])
-    print(f"\nMaskablePPO on Spar-v0, heuristic opponents: {sb3_sps:,.0f} decisions/s")
-    for name in ("default mix", "heuristic"):
+        for name, (mix, more) in runs.items():
+            parts[name] = ours(args.updates, mix, args.threads, *more)
+            rows[name].append(parts[name]["sps"])
+        figures = ", ".join(f"{name} {rows[name][-1]:,.0f}" for name in runs)
+        if not args.no_sb3:
+            rows["sb3"].append(sb3(args.sb3_steps, args.threads))
+            figures += f", MaskablePPO {rows['sb3'][-1]:,.0f}"
+        print(f"round {r + 1}: {figures} learner decisions/s", flush=True)
+    sb3_sps = statistics.median(rows["sb3"]) if rows["sb3"] else None
+    if sb3_sps is not None:
+        print(f"\nMaskablePPO on Spar-v0, heuristic opponents: {sb3_sps:,.0f} decisions/s")
+    print()
+    for name in runs:
         sps = statistics.median(rows[name])
         p = parts[name]
         total = p["learner"] + p["opponents"] + p["game"] + p["update"]
         split = ", ".join(
             f"{k} {100 * p[k] / total:.0f}%" for k in ("learner", "opponents", "game", "update")
         )
+        versus = "" if sb3_sps is None else f" = {sps / sb3_sps:5.1f}x MaskablePPO"
         print(
-            f"spar train, {name:11}: {sps:>9,.0f} decisions/s = {sps / sb3_sps:5.1f}x MaskablePPO"
-            f"   (time per update: {split})"
+            f"spar train, {name:11}: {sps:>9,.0f} decisions/s{versus}   (time per update: {split})"
         )
+    for name in runs:
+        if "overlap" in name:
+            base = name.replace(", overlap", "")
+            ratio = statistics.median(rows[name]) / statistics.median(rows[base])
+            print(f"{name} / {base}: {ratio:.2f}x (medians of {args.rounds} rounds)")
 
 
 if __name__ == "__main__":

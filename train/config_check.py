@@ -59,6 +59,12 @@ def check(c: Config) -> None:
     _check_device(c.run.device)
     _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
     _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
+    _require(c.rollout.overlap_threads >= 1, "rollout.overlap_threads", "at least 1",
+             c.rollout.overlap_threads)  # fmt: skip
+    if c.rollout.overlap:
+        _require(not c.ray.enabled, "rollout.overlap", "false with ray.enabled (the overlap's "
+                 "worker is one local process; Ray's actors play in step with the learner)",
+                 True)  # fmt: skip
     p = c.ppo
     _require(p.lr > 0, "ppo.lr", "positive", p.lr)
     _require(

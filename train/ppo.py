@@ -64,6 +64,7 @@ from spar_train.imitate import warm_start_imitation
 from spar_train.match.reward import match_table_of
 from spar_train.model import build_model, reward_scale
 from spar_train.opponent_pool import OpponentPool
+from spar_train.overlap import OverlapCollector
 from spar_train.progress import Progress, Reporter
 from spar_train.rollout import Collector, Rollout
 from spar_train.run_dir import run_folder, write_checkpoint
@@ -124,11 +125,15 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 def make_collector(
     config: Config, rules: Ruleset, rng: np.random.Generator, device: torch.device | None = None
-) -> Collector | RayCollector | MixCollector:
+) -> Collector | RayCollector | MixCollector | OverlapCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator; for a
     ``game.mix``, one collector per game (:mod:`spar_train.game_mix`). ``device``: where the
     learner answers a local collector's turns (Ray's actors play on their CPUs)."""
+    if config.rollout.overlap:  # the games in a worker process, beside the update
+        from spar_train.overlap import overlap_collector
+
+        return overlap_collector(config, rules)
     if is_mix(config):
         return MixCollector(config, rng, device)
     if config.ray.enabled:
@@ -261,7 +266,11 @@ def _run(
         for group in optimizer.param_groups:
             group["lr"] = lr
         t0 = time.perf_counter()
-        rollout = collector.collect(model, pool, config.rollout.hands, rng, scale)
+        if isinstance(collector, OverlapCollector):
+            rollout = _overlapped(collector, model, pool, config, scale,
+                                  last=counters.update + 1 == config.run.updates)  # fmt: skip
+        else:
+            rollout = collector.collect(model, pool, config.rollout.hands, rng, scale)
         t1 = time.perf_counter()
         batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced)
         stats = ppo_update(model, optimizer, batch, settings, rng)
@@ -315,6 +324,19 @@ def _run(
     writer.close()
     collector.close()
     return result
+
+
+def _overlapped(collector: OverlapCollector, model: ActorCritic, pool: Any, config: Config,
+                scale: float, last: bool) -> Rollout:  # fmt: skip
+    """This update's rollout (played with the weights before it), the next one started beside
+    it with the weights as they are now (:mod:`spar_train.overlap`), unless this is the last."""
+    hands = config.rollout.hands
+    if collector.pending is None:  # the first update of a session: nothing played ahead yet
+        collector.submit(model, pool, hands, scale)
+    rollout = collector.gather()
+    if not last:
+        collector.submit(model, pool, hands, scale)
+    return rollout
 
 
 def _evaluate(

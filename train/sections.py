@@ -64,6 +64,10 @@ class RolloutSection:
     # The arithmetic of the learner's forward passes in rollouts: float32 (the exported
     # bot's), or auto | bfloat16 as ppo.precision (several times faster on a wide network).
     precision: str = "float32"
+    # Play the next rollout in a worker process while the learner updates on this one, with
+    # the weights one update older (spar_train.overlap); its torch threads.
+    overlap: bool = False
+    overlap_threads: int = 1
 
 
 _UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)

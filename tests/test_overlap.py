@@ -1,0 +1,105 @@
+"""``rollout.overlap``: the next rollout in a worker process while the learner updates.
+
+An overlapped run is a valid run (checkpoints, evaluations; a seed fixes it) that resumes
+exactly, for one game and for a mix; each rollout is played by the weights it was started
+with, whatever the learner does meanwhile; a worker that dies is said to have died.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from spar_agents.ppo.agent import policy_probs
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_env.core import unpack
+from spar_train.config import ConfigError, check, load_config, rules_of
+from spar_train.model import build_model, reward_scale
+from spar_train.opponent_pool import OpponentPool
+from spar_train.overlap import WorkerDied, overlap_collector
+from spar_train.ppo import train
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "ppo_tiny.toml"
+OVERLAP = ["rollout.overlap=true", "run.updates=5", "run.checkpoint_every=1", "eval.every=5"]
+MIX = 'game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3}]'
+
+
+def _weights(run_dir: Path, update: int) -> dict[str, torch.Tensor]:
+    return load_checkpoint(run_dir / "checkpoints" / f"update_{update:06d}.pt")["weights"]
+
+
+@pytest.mark.parametrize("game", [(), (MIX,)], ids=["one", "mix"])
+def test_an_overlapped_run_is_fixed_by_its_seed_and_resumes_exactly(
+    tmp_path: Path, game: tuple[str, ...]
+) -> None:
+    config = load_config(TINY, [*OVERLAP, *game])
+    whole = train(config, tmp_path / "a")
+    assert whole.counters.update == 5 and whole.evaluations
+    stopped = train(config, tmp_path / "b", stop_after=2)
+    assert stopped.counters.update == 2
+    saved = load_checkpoint(stopped.run_dir / "checkpoints" / "update_000002.pt")
+    assert saved["games"]["overlap"]["pending"] is not None  # a rollout was in flight
+    resumed = train(config, tmp_path / "b", resume=True)
+    assert resumed.counters.decisions == whole.counters.decisions
+    a, b = _weights(whole.run_dir, 5), _weights(resumed.run_dir, 5)
+    for key, tensor in a.items():
+        assert torch.equal(tensor, b[key]), key
+    if not game:  # and it is not the run without overlap: its rollouts lag one update
+        plain = train(load_config(TINY, OVERLAP[1:]), tmp_path / "c")
+        assert not all(torch.equal(t, _weights(plain.run_dir, 5)[k]) for k, t in a.items())
+
+
+def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) -> None:
+    config = load_config(TINY, ["rollout.overlap=true", "rollout.games=32"])
+    rules = rules_of(config)
+    model = build_model(config, rules)
+    before = build_model(config, rules)
+    before.load_state_dict(model.state_dict())
+    pool = OpponentPool(rules, {"self": 1.0}, 1, make_model=None)
+    collector = overlap_collector(config, rules)
+    try:
+        collector.submit(model, pool, 1, reward_scale(config, rules))
+        with torch.no_grad():  # the learner moves on while the worker plays
+            for p in model.parameters():
+                p.add_(torch.randn_like(p))
+        rollout = collector.gather()
+    finally:
+        collector.close()
+    mask = unpack(rollout.legal, rollout.num_actions)
+    rows = np.arange(rollout.decisions)
+    played = np.log(policy_probs(before, rollout.obs, mask)[rows, rollout.actions])
+    moved = np.log(policy_probs(model, rollout.obs, mask)[rows, rollout.actions])
+    np.testing.assert_allclose(rollout.logp, played, atol=1e-5)
+    assert np.abs(rollout.logp - moved).max() > 0.1
+
+
+def test_a_worker_that_dies_is_said_to_have_died() -> None:
+    config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
+    rules = rules_of(config)
+    model = build_model(config, rules)
+    pool = OpponentPool(rules, {"self": 1.0}, 1, make_model=None)
+    collector = overlap_collector(config, rules)
+    try:
+        os.kill(collector.worker_pid, signal.SIGKILL)
+        with pytest.raises(WorkerDied, match=r"the rollout process died \(exit code -9\); resume"):
+            collector.collect(model, pool, 1, np.random.default_rng(0), 1.0)
+    finally:
+        collector.close()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["rollout.overlap_threads=0"], r"^rollout\.overlap_threads: must be at least 1"),
+        (["rollout.overlap=true", "ray.enabled=true"], r"^rollout\.overlap: must be false with"),
+    ],
+)
+def test_what_an_overlap_cannot_be_is_refused_naming_the_key(overrides, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check(load_config(TINY, overrides))

@@ -1,0 +1,244 @@
+"""The next rollout beside the update: ``rollout.overlap = true``.
+
+Without it a run collects a rollout, then updates on it, then collects the
+next: each half waits for the other. With it the games live in a worker
+process of their own, which plays rollout ``k + 1`` with the weights of update
+``k`` while the learner runs update ``k + 1`` on rollout ``k``::
+
+    learner:  update 1 on R1 | update 2 on R2 | update 3 on R3 | ...
+    worker:   R2 with θ1     | R3 with θ2     | R4 with θ3     | ...
+
+Each rollout is therefore played by the policy one update older than the one
+that learns from it. Nothing else has to change for that: the decisions carry
+the log-probabilities of the policy that played them, and PPO's ratio is
+taken against those, so the clipped objective corrects the lag as it corrects
+the drift within an update's epochs (IMPALA and APPO run the same way).
+
+The worker is a :class:`~spar_train.distributed.rollout.RolloutWorker`, as a Ray
+actor is, in a spawned process (a fork would copy torch's thread pools),
+with ``rollout.overlap_threads`` torch threads for its forward passes. It
+draws from its own generator, seeded by ``run.seed``, so a seed fixes an
+overlapped run as it fixes any other (which one update waits for the other
+does not enter). A checkpoint holds the worker's games as they were before
+the rollout in flight, with the weights and snapshots that play it; a resumed
+run plays that rollout again, the same one, and goes on exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+import torch
+
+from spar_agents.ppo.network import ActorCritic
+from spar_train.opponent_pool import OpponentPool, weights_of
+from spar_train.rollout import Rollout
+
+WORKER_NAME = "spar-rollout"  # the process's name (ps shows the command line; this is Python's)
+
+
+class WorkerDied(RuntimeError):
+    """The rollout process ended without answering."""
+
+
+def _serve(conn: Connection, make_worker: Callable[[], Any]) -> None:
+    """The worker process: build the worker, then answer ``(method, args)`` calls until None."""
+    torch.set_num_threads(1)  # until the worker sets its own
+    try:
+        worker = make_worker()
+    except BaseException:
+        conn.send(("error", traceback.format_exc()))
+        return
+    conn.send(("ok", None))
+    while True:
+        call = conn.recv()
+        if call is None:
+            return
+        method, args = call
+        try:
+            conn.send(("ok", getattr(worker, method)(*args)))
+        except BaseException:
+            conn.send(("error", traceback.format_exc()))
+
+
+class ProcessWorker:
+    """An object built by ``make_worker`` in a process of its own, called by method name:
+    :meth:`send` a call, then :meth:`receive` its answer (or :meth:`call` for both)."""
+
+    def __init__(self, make_worker: Callable[[], Any]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs, make_worker),
+                                        name=WORKER_NAME, daemon=True)  # fmt: skip
+        self._process.start()
+        theirs.close()
+        self.receive()  # built, or the reason it could not be
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    def send(self, method: str, *args: Any) -> None:
+        self._conn.send((method, args))
+
+    def receive(self) -> Any:
+        try:
+            status, value = self._conn.recv()
+        except EOFError:
+            self._process.join(timeout=5)
+            raise WorkerDied(
+                f"the rollout process died (exit code {self._process.exitcode}); "
+                "resume the run from its last checkpoint"
+            ) from None
+        if status == "error":
+            raise WorkerDied(f"the rollout process failed:\n{value}")
+        return value
+
+    def call(self, method: str, *args: Any) -> Any:
+        self.send(method, *args)
+        return self.receive()
+
+    def close(self) -> None:
+        if self._process.is_alive():
+            with contextlib.suppress(BrokenPipeError, OSError):  # it may be ending already
+                self._conn.send(None)
+            self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The rollout in flight: what plays it (the weights, the pool as it was) and how long."""
+
+    weights: dict[str, torch.Tensor]
+    mix: dict[str, float]
+    keep: int
+    snapshots: list[dict[str, torch.Tensor]]
+    hands: int
+    reward_scale: float
+
+
+class OverlapCollector:
+    """A collector whose games live in a worker process (module docstring).
+
+    It has a collector's interface (:meth:`collect`, ``state_dict``, ``load_state_dict``,
+    :meth:`close`) and two more calls for the overlap: :meth:`submit` starts the next
+    rollout in the worker and returns at once; :meth:`gather` waits for it.
+
+    Args:
+        make_worker: builds the :class:`~spar_train.distributed.rollout.RolloutWorker`
+            (picklable: it is built in the worker process).
+        join: one rollout of the worker's parts (a mix's games, or the one game's).
+        rules: the game (a mix: its first), as a local collector has.
+    """
+
+    def __init__(
+        self, make_worker: Callable[[], Any], join: Callable[[list[Rollout]], Rollout], rules: Any
+    ) -> None:
+        self.rules = rules
+        self._join = join
+        self._worker = ProcessWorker(make_worker)
+        self._before: dict[str, Any] = self._worker.call("state")  # the games before `pending`
+        self.pending: Pending | None = None
+        self._sent_snapshots: list | None = None  # the snapshots the worker holds
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker process's id."""
+        return self._worker.pid
+
+    def submit(self, model: ActorCritic, pool: OpponentPool, hands: int, reward_scale: float,
+               teacher: Any = None) -> None:  # fmt: skip
+        """Start the next rollout with the model's weights as they are now."""
+        if self.pending is not None:
+            raise RuntimeError("a rollout is already in flight: gather it first")
+        pending = Pending(weights_of(model), dict(pool.mix), pool.keep, list(pool.snapshots),
+                          hands, reward_scale)  # fmt: skip
+        self._send(pending, teacher)
+
+    def _send(self, pending: Pending, teacher: Any = None) -> None:
+        # The worker keeps its pool between calls: the snapshots travel only when they change.
+        changed = self._sent_snapshots is None or not _same(self._sent_snapshots, pending.snapshots)
+        snapshots = pending.snapshots if changed else None
+        self._worker.send("collect", pending.weights, pending.mix, pending.keep, snapshots,
+                          pending.hands, pending.reward_scale, teacher)  # fmt: skip
+        self._sent_snapshots = pending.snapshots
+        self.pending = pending
+
+    def gather(self) -> Rollout:
+        """The rollout in flight, once the worker has played it."""
+        if self.pending is None:
+            raise RuntimeError("no rollout in flight")
+        parts, state = self._worker.receive()
+        self.pending = None
+        self._before = state
+        return self._join(parts)
+
+    def collect(self, model: ActorCritic, pool: OpponentPool, hands: int,
+                rng: np.random.Generator, reward_scale: float, teacher: Any = None) -> Rollout:  # fmt: skip
+        """A rollout now, with the model as it is (the warm start's; ``rng`` is not used:
+        the worker draws from its own)."""
+        del rng
+        self.submit(model, pool, hands, reward_scale, teacher)
+        return self.gather()
+
+    def state_dict(self) -> dict[str, Any]:
+        """The worker's games and generator before the rollout in flight, and what plays it."""
+        games = {k: torch.from_numpy(np.array(v)) for k, v in self._before["games"].items()}
+        pending = None if self.pending is None else vars(self.pending).copy()
+        return {"overlap": {"games": games, "rng": self._before["rng"], "pending": pending}}
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        """Go on from a checkpoint: the worker's games, and the rollout that was in flight."""
+        mine = saved.get("overlap")
+        if mine is None:
+            raise ValueError("the checkpoint's games were played without rollout.overlap")
+        if self.pending is not None:
+            self.gather()  # nothing may be in flight while the games are replaced
+        state = {"games": {k: v.numpy() for k, v in mine["games"].items()}, "rng": mine["rng"]}
+        self._worker.call("load_state", state)
+        self._before = state
+        self._sent_snapshots = None
+        if mine["pending"] is not None:
+            self._send(Pending(**mine["pending"]))
+
+    def close(self) -> None:
+        """End the worker process."""
+        self._worker.close()
+
+
+def _same(a: list, b: list) -> bool:
+    """Whether two lists of snapshots are the very same ones (a pool replaces, never edits)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def overlap_collector(config: Any, rules: Any) -> OverlapCollector:
+    """The overlapped collector of a run config (a game or a mix), its worker on the CPU."""
+    from spar_train.distributed.rollout import RolloutWorker
+    from spar_train.game_mix import is_mix, join_games, local_collector, mix_games
+    from spar_train.model import build_model
+
+    make_collector = partial(local_collector, config, rules)
+    make_worker = partial(RolloutWorker, make_collector, config.run.seed, 0,
+                          partial(build_model, config, rules), config.rollout.overlap_threads)  # fmt: skip
+    if is_mix(config):
+        join: Callable[[list[Rollout]], Rollout] = partial(join_games, mix_games(config))
+    else:
+        join = _only
+    return OverlapCollector(make_worker, join, rules)
+
+
+def _only(parts: list[Rollout]) -> Rollout:
+    (rollout,) = parts
+    return rollout
