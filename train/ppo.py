@@ -21,7 +21,8 @@ only initialises the network. Evaluations use their own fixed deals.
 
 With ``[ray] enabled`` the rollouts come from Ray actors instead
 (:mod:`spar_train.distributed.rollout`), each with its own generator seeded by the
-run's seed and its number; the rest of the run is the same code.
+run's seed and its number (for a ``game.mix`` too: each game on one actor); the rest
+of the run is the same code.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 from spar_train.finite import check_finite
 from spar_train.game_mix import (
     MixCollector,
+    MixRollouts,
     evaluate_mix,
     home_game,
     is_mix,
@@ -68,7 +70,7 @@ from spar_train.rollout import Collector, Rollout
 from spar_train.run_dir import run_folder, write_checkpoint
 
 if TYPE_CHECKING:
-    from spar_train.distributed.rollout import RayCollector
+    from spar_train.distributed.rollout import RayCollector, RayMixCollector
 
 
 @dataclass
@@ -123,17 +125,22 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 def make_collector(
     config: Config, rules: Ruleset, rng: np.random.Generator
-) -> Collector | RayCollector | MixCollector:
+) -> Collector | RayCollector | MixCollector | RayMixCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator; for a
-    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`)."""
+    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`), on Ray each game on
+    one actor."""
+    make_model = partial(build_model, config, rules)
     if is_mix(config):
+        if config.ray.enabled:
+            from spar_train.distributed.rollout import RayMixCollector
+
+            return RayMixCollector(config, make_model, name=config.run.name)
         return MixCollector(config, rng)
     precision = resolve(config.rollout.precision)
     if config.ray.enabled:
         from spar_train.distributed.rollout import RayCollector
 
-        make_model = partial(build_model, config, rules)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
                             name=config.run.name, precision=precision)  # fmt: skip
     return Collector(rules, config.rollout.games, rng, precision=precision,
@@ -203,20 +210,24 @@ def _run(
     make_model = partial(build_model, config, rules)
     pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
         collector.make_pool(config, make_model)
-        if isinstance(collector, MixCollector)
+        if isinstance(collector, MixRollouts)
         else OpponentPool(rules, config.pool.mix, config.pool.snapshots, make_model=make_model)
     )
     counters = Counters()
     if resume:
         file = latest_checkpoint(run_dir)
-        saved = load_checkpoint(file)
-        check_fits(saved, file, config.model.hidden, model.privileged)
-        restore_checked(
-            file,
-            lambda: _restore(
-                saved, config, rules, model, optimizer, rng, pool, collector, counters
-            ),
-        )
+        try:
+            saved = load_checkpoint(file)
+            check_fits(saved, file, config.model.hidden, model.privileged)
+            restore_checked(
+                file,
+                lambda: _restore(
+                    saved, config, rules, model, optimizer, rng, pool, collector, counters
+                ),
+            )
+        except Exception:
+            collector.close()  # a refused checkpoint leaves no Ray actor holding its CPUs
+            raise
     else:
         with atomic_output(run_dir / CONFIG_FILE) as f:
             f.write(dump_config(config, __version__))
