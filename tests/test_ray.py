@@ -30,7 +30,13 @@ from spar_train.distributed.bench import (
     run_tournament_on_ray,
     spread,
 )
-from spar_train.distributed.rollout import RayCollector
+from spar_train.distributed.rollout import (
+    RayCollector,
+    RayMixCollector,
+    RayWorkers,
+    assign_games,
+    in_mix_order,
+)
 from spar_train.match.bench import run_match_bench
 from spar_train.model import build_model
 from spar_train.opponent_pool import OpponentPool
@@ -196,12 +202,10 @@ def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) ->
     assert bench.agents[0].hands == 40
 
 
-def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
-    ray_run, tmp_path: Path, monkeypatch, caplog
-) -> None:
-    """Killed while its share of update 2 is being played; stopped after it and resumed: the
-    run ends with the weights of the run that nothing happened to."""
-    collect, wait = RayCollector.collect, ray.wait
+def _kill_worker_0_in_the_third_rollout(monkeypatch, kind: type[RayWorkers]) -> list[RayWorkers]:
+    """Have worker 0 of the next ``kind`` collector killed while it plays the run's third
+    rollout (warm start, update 1, update 2); the collectors that collected, as they do."""
+    collect, wait = kind.collect, ray.wait
     calls, collectors = [], []
 
     def counted(self, *args, **kwargs):
@@ -209,13 +213,22 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
         collectors.append(self)
         return collect(self, *args, **kwargs)
 
-    def wait_then_kill(refs, **kwargs):  # in the third rollout (warm start, update 1, update 2)
+    def wait_then_kill(refs, **kwargs):
         if len(calls) == 3 and not collectors[-1].replaced:
             ray.kill(ray.get_actor(collectors[-1].actor_name(0)))
         return wait(refs, **kwargs)
 
-    monkeypatch.setattr(RayCollector, "collect", counted)
+    monkeypatch.setattr(kind, "collect", counted)
     monkeypatch.setattr(ray, "wait", wait_then_kill)
+    return collectors
+
+
+def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
+    ray_run, tmp_path: Path, monkeypatch, caplog
+) -> None:
+    """Killed while its share of update 2 is being played; stopped after it and resumed: the
+    run ends with the weights of the run that nothing happened to."""
+    collectors = _kill_worker_0_in_the_third_rollout(monkeypatch, RayCollector)
     config = load_config(TINY, RAY_TINY)
     stopped = train(config, tmp_path, stop_after=2)
     monkeypatch.undo()
@@ -238,6 +251,116 @@ def test_a_run_resumes_on_ray_only_where_its_games_were(tmp_path: Path, capsys) 
     assert "collected its rollouts without Ray" in capsys.readouterr().err
     assert main(["train", str(ROOT / "configs" / "cfr_micro.toml"), "--ray"]) == 2
     assert "--ray spreads PPO's rollouts" in capsys.readouterr().err
+
+
+# ----- a game mix on actors --------------------------------------------------------------
+MIX3 = ('game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3},'
+        '{variant="spar",players=4}]')  # fmt: skip
+# RAY_TINY on a mix of three games of 8 games each: worker 0 plays the first and the third.
+RAY_MIX = [*RAY_TINY, MIX3, "rollout.games=24", "eval.deals=4"]
+
+
+@pytest.fixture(scope="module")
+def ray_mix_run(local_ray, tmp_path_factory):
+    return train(load_config(TINY, RAY_MIX), tmp_path_factory.mktemp("ray_mix"))
+
+
+def _last_checkpoint(run_dir: Path) -> dict:
+    return load_checkpoint(run_dir / "checkpoints" / "update_000003.pt")
+
+
+def _assert_same_run(a: dict, b: dict, *, skip: tuple[str, ...] = ()) -> None:
+    """Two checkpoints hold the same run, bit for bit: all but the wall clock (and ``skip``)."""
+
+    def same(x, y) -> bool:
+        if isinstance(x, torch.Tensor):
+            return isinstance(y, torch.Tensor) and x.dtype == y.dtype and torch.equal(x, y)
+        if isinstance(x, dict):
+            return isinstance(y, dict) and x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+        if isinstance(x, list | tuple):
+            return len(x) == len(y) and all(map(same, x, y))
+        return x == y
+
+    assert a.keys() == b.keys()
+    for key in a:
+        if key in skip:
+            continue
+        if key == "counters":
+            assert {**a[key], "seconds": 0} == {**b[key], "seconds": 0}
+        else:
+            assert same(a[key], b[key]), key
+
+
+def test_a_mix_on_ray_plays_each_game_whole_on_one_worker(ray_mix_run, tmp_path: Path) -> None:
+    """The run writes what a local mix run writes (its figures differ: each worker draws from
+    its own generator); each worker's checkpointed games are its games of the mix."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    local = train(load_config(TINY, [*RAY_MIX, "ray.enabled=false"]), tmp_path)
+
+    def tags(run_dir: Path) -> set[str]:
+        events = EventAccumulator(str(run_dir))
+        events.Reload()
+        return set(events.Tags()["scalars"])
+
+    assert tags(ray_mix_run.run_dir) == tags(local.run_dir)
+    assert "charts/train_payoff_vs_sipa3_heuristic" in tags(local.run_dir)
+    assert ray_mix_run.counters.update == 3 and ray_mix_run.evaluations["heuristic"]["games"] == 3
+    workers = _last_checkpoint(ray_mix_run.run_dir)["games"]["workers"]
+    held = [sorted({key.partition("/")[0] for key in w["games"]}) for w in workers]
+    assert held == [["jeu_de_carte2", "spar4"], ["sipa3"]]
+
+
+def test_a_mix_on_ray_is_fixed_by_its_seed_and_worker_count(ray_mix_run, tmp_path: Path) -> None:
+    again = train(load_config(TINY, RAY_MIX), tmp_path)
+    _assert_same_run(_last_checkpoint(again.run_dir), _last_checkpoint(ray_mix_run.run_dir))
+
+
+def test_a_mix_on_ray_stopped_and_resumed_is_the_run_never_stopped(
+    ray_mix_run, tmp_path: Path
+) -> None:
+    config = load_config(TINY, RAY_MIX)
+    assert train(config, tmp_path, stop_after=2).counters.update == 2
+    resumed = train(config, tmp_path, resume=True)
+    # torch's generator only builds networks; the resume's rebuilt snapshots drew from it.
+    _assert_same_run(_last_checkpoint(resumed.run_dir), _last_checkpoint(ray_mix_run.run_dir),
+                     skip=("torch_rng",))  # fmt: skip
+
+
+def test_a_killed_worker_of_a_mix_is_replaced_and_the_run_loses_nothing(
+    ray_mix_run, tmp_path: Path, monkeypatch
+) -> None:
+    collectors = _kill_worker_0_in_the_third_rollout(monkeypatch, RayMixCollector)
+    run = train(load_config(TINY, RAY_MIX), tmp_path)
+    monkeypatch.undo()
+    assert collectors[-1].replaced == 1
+    _assert_same_run(_last_checkpoint(run.run_dir), _last_checkpoint(ray_mix_run.run_dir))
+
+
+def test_a_mix_resumes_only_with_the_ray_workers_that_played_its_games(
+    ray_mix_run, tmp_path: Path
+) -> None:
+    import shutil
+
+    from spar_agents.ppo.checkpoint import CheckpointError
+
+    def resume(run_dir: Path, *overrides: str) -> str:
+        copy = tmp_path / str(len(list(tmp_path.iterdir()))) / run_dir.name
+        shutil.copytree(run_dir, copy)
+        (copy / ".lock").unlink(missing_ok=True)
+        with pytest.raises(CheckpointError) as refused:
+            train(load_config(TINY, [*RAY_MIX, *overrides]), copy.parent, resume=True)
+        assert len(str(refused.value).splitlines()) == 1
+        return str(refused.value)
+
+    assert "played on 2 Ray workers (ray.enabled = true, ray.workers = 2); resume the run " \
+        "with Ray" in resume(ray_mix_run.run_dir, "ray.enabled=false")  # fmt: skip
+    assert "holds the games of 2 Ray workers; this run has ray.workers = 1" in resume(
+        ray_mix_run.run_dir, "ray.workers=1"
+    )
+    local = train(load_config(TINY, [*RAY_MIX, "ray.enabled=false", "run.updates=1",
+                                     "warmstart.updates=0"]), tmp_path / "local")  # fmt: skip
+    assert "played without Ray (ray.enabled = false)" in resume(local.run_dir)
 
 
 # ----- the parts, without a cluster ------------------------------------------------------
@@ -296,3 +419,30 @@ def test_without_ray_the_error_says_how_to_install_it(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails
     with pytest.raises(ValueError, match=r'pip install -e "\.\[ray\]"'):
         require_ray()
+
+
+def test_each_game_of_a_mix_goes_whole_to_the_least_loaded_worker() -> None:
+    assert assign_games([8, 8, 8], 2) == [[0, 2], [1]]
+    assert assign_games([5, 1, 3, 3], 2) == [[0, 1], [2, 3]]  # 6 games each
+    assert assign_games([2, 9, 4, 4, 1], 3) == [[1], [0, 2], [3, 4]]  # ties: the lower index
+    assert assign_games([3, 3], 1) == [[0, 1]]
+    with pytest.raises(ValueError, match="ray.workers: 3 workers for the 2 games"):
+        assign_games([3, 3], 3)
+    assert in_mix_order([[0, 2], [1]], [["a", "c"], ["b"]]) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ([MIX3, "ray.workers=4"],
+         r"ray.workers: must be at most the 3 games of game.mix \(each worker plays whole "
+         r"games\); got 4"),
+        (['game.mix=[{variant="spar",players=2,options={end="target:5"}}]', "ray.workers=1",
+          'ppo.reward="match"'],
+         "ray.enabled: must be false with ppo.reward = match"),
+    ],
+)  # fmt: skip
+def test_a_mix_on_ray_is_refused_where_it_cannot_run(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(TINY, ["ray.enabled=true", *overrides])
+    assert load_config(TINY, [MIX3, "ray.enabled=true", "ray.workers=3"]).ray.workers == 3

@@ -156,13 +156,20 @@ def _check_device(name: str) -> None:
 
 
 def _check_mix(c: Config) -> None:
-    """A ``game.mix`` is for PPO on the batch core; every game in it must be playable."""
+    """A ``game.mix`` is for PPO; every game in it must be playable, and on Ray each worker
+    needs a game of its own (a game is played whole by one worker)."""
     from spar_train.game_mix import mix_games, shares
 
     _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
-    _require(not c.ray.enabled, "ray.enabled", "false with a game.mix (one process)", True)
     games = mix_games(c)
     shares(c.rollout.games, [g.weight for g in games])
+    if c.ray.enabled:
+        _require(
+            c.ray.workers <= len(games),
+            "ray.workers",
+            f"at most the {len(games)} games of game.mix (each worker plays whole games)",
+            c.ray.workers,
+        )
 
 
 def _check_ray(c: Config) -> None:

@@ -25,7 +25,11 @@ One rollout covers every game at once: ``rollout.games`` is shared out among
 the games in proportion to their weights (at least one each), each share
 played by its own batch-core :class:`~spar_train.rollout.Collector` that records in
 observation v2 and the v2 action grid (:mod:`spar_env.observation.universal`), so the
-records of every game concatenate into one PPO batch for the one network.
+records of every game concatenate into one PPO batch for the one network
+(:func:`join_games`). On Ray (``ray.enabled``) each game is played whole by one
+worker, whose :class:`MixCollector` holds its games alone, and the learner joins the
+games in the mix's order (:mod:`spar_train.distributed.rollout`); each worker draws
+from its own generator, so such a run is not the local one.
 
 Rewards are normalised per game by the game's payoff scale: each game's
 payoffs are multiplied by ``1 / (the most one hand can score x (N - 1))``
@@ -58,7 +62,13 @@ from spar_env.observation.universal import MAX_SEATS, check_v2, view_for
 from spar_env.rules import Ruleset, make_rules
 from spar_train.match.reward import match_table_of
 from spar_train.opponent_pool import SELF, OpponentPool, snapshot_models, weights_of
-from spar_train.rollout import Collector, Rollout, collect_in_lockstep, merge_rollouts
+from spar_train.rollout import (
+    Collector,
+    Rollout,
+    collect_in_lockstep,
+    merge_rollouts,
+    refuse_ray_games,
+)
 from spar_train.sections import Config, ConfigError
 
 MIX_KEYS = ("variant", "players", "options", "weight")
@@ -201,6 +211,7 @@ class MixPool:
 
     def __init__(self, games: Sequence[MixGame], mix: dict[str, float], keep: int,
                  make_model: Any) -> None:  # fmt: skip
+        self.mix = dict(mix)  # the shares, as a Ray collector keys its workers' pools
         self.keep = keep
         self.make_model = make_model
         self.pools = [OpponentPool(g.rules, mix, keep, make_model, universal=True) for g in games]
@@ -216,26 +227,12 @@ class MixPool:
             pool.use_snapshots(self.snapshots, models)
 
 
-class MixCollector:
-    """Plays every game of a mix; its rollout is the concatenation of every game's."""
+class MixRollouts:
+    """What a collector of a mix offers the run besides rollouts: the mix's games (``games``),
+    their pools and their teachers. :class:`MixCollector` plays the games here; the Ray
+    collector (:class:`~spar_train.distributed.rollout.RayMixCollector`) on actors."""
 
-    def __init__(
-        self, config: Config, rng: np.random.Generator, device: torch.device | None = None
-    ) -> None:
-        self.games = mix_games(config)
-        self.precision = resolve(config.rollout.precision, device)  # where the learner answers
-        counts = shares(config.rollout.games, [g.weight for g in self.games])
-        self.collectors = [
-            Collector(
-                g.rules,
-                count,
-                rng,
-                view=view_for(g.rules),
-                match_table=match_table_of(config, g.rules),
-            )  # fmt: skip
-            for g, count in zip(self.games, counts, strict=True)
-        ]
-        self.scales = [_scale(config, g.rules) for g in self.games]
+    games: list[MixGame]
 
     @property
     def rules(self) -> Ruleset:
@@ -253,6 +250,38 @@ class MixCollector:
         """The agent ``spec`` for each game (the warm start's teacher)."""
         return [make_agent(spec, g.rules) for g in self.games]
 
+
+class MixCollector(MixRollouts):
+    """Plays every game of a mix; its rollout is the concatenation of every game's.
+
+    With ``games`` (indices into :func:`mix_games`, ascending), it plays only those games,
+    each with its share of the whole mix's ``rollout.games``: a Ray worker's part of the mix.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        rng: np.random.Generator,
+        games: Sequence[int] | None = None,
+        device: torch.device | None = None,
+    ) -> None:
+        every = mix_games(config)
+        counts = shares(config.rollout.games, [g.weight for g in every])
+        picked = range(len(every)) if games is None else games
+        self.games = [every[i] for i in picked]
+        self.precision = resolve(config.rollout.precision, device)  # where the learner answers
+        self.collectors = [
+            Collector(
+                every[i].rules,
+                counts[i],
+                rng,
+                view=view_for(every[i].rules),
+                match_table=match_table_of(config, every[i].rules),
+            )  # fmt: skip
+            for i in picked
+        ]
+        self.scales = [_scale(config, g.rules) for g in self.games]
+
     def collect(
         self,
         model: ActorCritic,
@@ -262,13 +291,24 @@ class MixCollector:
         reward_scale: float = 0.0,  # unused: each game has its own scale
         teacher: list[Agent] | None = None,
     ) -> Rollout:
-        """``hands`` hands in every game of every share, one rollout (module docstring).
+        """``hands`` hands in every game of every share, one rollout (module docstring)."""
+        del reward_scale
+        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
+
+    def collect_games(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: list[Agent] | None = None,
+    ) -> list[Rollout]:
+        """The rollout of each game, in order (:meth:`collect` joins them).
 
         The games play in lockstep: each step's decisions of every game are answered by
         one forward pass per network, the learner's and each snapshot's
         (:mod:`spar_train.lockstep`).
         """
-        del reward_scale
         plays = [
             collector.play(
                 pool.pools[i],
@@ -280,15 +320,7 @@ class MixCollector:
             )  # fmt: skip
             for i, collector in enumerate(self.collectors)
         ]
-        parts = collect_in_lockstep(model, plays, self.precision)
-        merged = merge_rollouts(parts)
-        seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
-        payoff = {
-            f"{game.name}_{entry}": value
-            for game, part in zip(self.games, parts, strict=True)
-            for entry, value in part.payoff_by_entry.items()
-        }
-        return _replace(merged, seconds=seconds, payoff_by_entry=payoff)
+        return collect_in_lockstep(model, plays, self.precision)
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         return {
@@ -298,6 +330,7 @@ class MixCollector:
         }
 
     def load_state_dict(self, saved: dict[str, torch.Tensor]) -> None:
+        refuse_ray_games(saved)
         for game, collector in zip(self.games, self.collectors, strict=True):
             prefix = f"{game.name}/"
             mine = {k[len(prefix) :]: v for k, v in saved.items() if k.startswith(prefix)}
@@ -307,6 +340,20 @@ class MixCollector:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
+    """One rollout of the games' rollouts (``parts``, in the order of ``games``): the records
+    one after another, the payoffs by ``{game}_{entry}``, and the seconds of every game added
+    up (the work done, not the time waited)."""
+    merged = merge_rollouts(parts)
+    seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
+    payoff = {
+        f"{game.name}_{entry}": value
+        for game, part in zip(games, parts, strict=True)
+        for entry, value in part.payoff_by_entry.items()
+    }
+    return _replace(merged, seconds=seconds, payoff_by_entry=payoff)
 
 
 def _scale(config: Config, rules: Ruleset) -> float:

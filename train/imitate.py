@@ -21,19 +21,19 @@ from spar_agents.ppo.precision import arithmetic, input_dtype, resolve
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_train.finite import check_finite
-from spar_train.game_mix import MixCollector
+from spar_train.game_mix import MixCollector, MixRollouts
 from spar_train.opponent_pool import SELF, OpponentPool
 from spar_train.progress import Progress
 from spar_train.rollout import Collector
 from spar_train.run_dir import WARMSTART_DIR
 
 if TYPE_CHECKING:
-    from spar_train.distributed.rollout import RayCollector
+    from spar_train.distributed.rollout import RayCollector, RayMixCollector
 
 
 def imitate(
     model: ActorCritic,
-    collector: Collector | RayCollector | MixCollector,
+    collector: Collector | RayCollector | MixCollector | RayMixCollector,
     teacher_spec: str,
     steps: int,
     lr: float,
@@ -54,7 +54,7 @@ def imitate(
     here = model.inputs_here  # the learner's device (the arrays themselves on the CPU)
     rules = collector.rules
     teacher: Any
-    if isinstance(collector, MixCollector):  # one teacher and one pool per game of the mix
+    if isinstance(collector, MixRollouts):  # one teacher and one pool per game of the mix
         teacher, pool = collector.make_teacher(teacher_spec), collector.self_pool()
     else:
         teacher = make_agent(teacher_spec, rules)

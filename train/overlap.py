@@ -27,6 +27,7 @@ run plays that rollout again, the same one, and goes on exactly.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import traceback
 from collections.abc import Callable
@@ -39,8 +40,20 @@ import numpy as np
 import torch
 
 from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import resolve
+from spar_env.rules import Ruleset
+from spar_train.game_mix import (
+    MixCollector,
+    MixGame,
+    MixRollouts,
+    is_mix,
+    join_games,
+    mix_games,
+)
+from spar_train.match.reward import match_table_of
 from spar_train.opponent_pool import OpponentPool, weights_of
-from spar_train.rollout import Rollout
+from spar_train.rollout import Collector, Rollout
+from spar_train.sections import Config
 
 WORKER_NAME = "spar-rollout"  # the process's name (ps shows the command line; this is Python's)
 
@@ -87,20 +100,26 @@ class ProcessWorker:
         return self._process.pid
 
     def send(self, method: str, *args: Any) -> None:
-        self._conn.send((method, args))
+        try:
+            self._conn.send((method, args))
+        except OSError:  # a broken pipe: the process is gone
+            raise self._died() from None
 
     def receive(self) -> Any:
         try:
             status, value = self._conn.recv()
-        except EOFError:
-            self._process.join(timeout=5)
-            raise WorkerDied(
-                f"the rollout process died (exit code {self._process.exitcode}); "
-                "resume the run from its last checkpoint"
-            ) from None
+        except (EOFError, OSError):
+            raise self._died() from None
         if status == "error":
             raise WorkerDied(f"the rollout process failed:\n{value}")
         return value
+
+    def _died(self) -> WorkerDied:
+        self._process.join(timeout=5)
+        return WorkerDied(
+            f"the rollout process died (exit code {self._process.exitcode}); "
+            "resume the run from its last checkpoint"
+        )
 
     def call(self, method: str, *args: Any) -> Any:
         self.send(method, *args)
@@ -144,14 +163,20 @@ class OverlapCollector:
     """
 
     def __init__(
-        self, make_worker: Callable[[], Any], join: Callable[[list[Rollout]], Rollout], rules: Any
-    ) -> None:
-        self.rules = rules
+        self, make_worker: Callable[[], Any], join: Callable[[list[Rollout]], Rollout],
+        rules: Ruleset,
+    ) -> None:  # fmt: skip
+        self._rules = rules
         self._join = join
         self._worker = ProcessWorker(make_worker)
         self._before: dict[str, Any] = self._worker.call("state")  # the games before `pending`
         self.pending: Pending | None = None
         self._sent_snapshots: list | None = None  # the snapshots the worker holds
+
+    @property
+    def rules(self) -> Ruleset:
+        """The game (a mix: its first), as a local collector has."""
+        return self._rules
 
     @property
     def worker_pid(self) -> int | None:
@@ -223,20 +248,33 @@ def _same(a: list, b: list) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
-def overlap_collector(config: Any, rules: Any) -> OverlapCollector:
-    """The overlapped collector of a run config (a game or a mix), its worker on the CPU."""
+class OverlapMixCollector(OverlapCollector, MixRollouts):
+    """A mix's overlapped collector: it offers the run what a local mix collector does
+    (:class:`~spar_train.game_mix.MixRollouts`: ``games``, the pools, the teachers)."""
+
+    def __init__(self, make_worker: Callable[[], Any], games: list[MixGame]) -> None:
+        self.games = games
+        super().__init__(make_worker, partial(join_games, games), games[0].rules)
+
+
+def overlap_collector(config: Config, rules: Ruleset) -> OverlapCollector:
+    """The overlapped collector of a run config (a game or a mix); its worker plays on the
+    CPU, in the arithmetic ``rollout.precision`` means there."""
     from spar_train.distributed.rollout import RolloutWorker
-    from spar_train.game_mix import is_mix, join_games, local_collector, mix_games
     from spar_train.model import build_model
 
-    make_collector = partial(local_collector, config, rules)
+    precision = resolve(config.rollout.precision)
+    if is_mix(config):
+        played = config.replace(rollout=dataclasses.replace(config.rollout, precision=precision))
+        make_collector: Callable[..., Any] = partial(MixCollector, played)
+    else:
+        make_collector = partial(Collector, rules, config.rollout.games, precision=precision,
+                                 match_table=match_table_of(config, rules))  # fmt: skip
     make_worker = partial(RolloutWorker, make_collector, config.run.seed, 0,
                           partial(build_model, config, rules), config.rollout.overlap_threads)  # fmt: skip
     if is_mix(config):
-        join: Callable[[list[Rollout]], Rollout] = partial(join_games, mix_games(config))
-    else:
-        join = _only
-    return OverlapCollector(make_worker, join, rules)
+        return OverlapMixCollector(make_worker, mix_games(config))
+    return OverlapCollector(make_worker, _only, rules)
 
 
 def _only(parts: list[Rollout]) -> Rollout:

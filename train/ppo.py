@@ -21,11 +21,13 @@ only initialises the network. Evaluations use their own fixed deals.
 
 With ``[ray] enabled`` the rollouts come from Ray actors instead
 (:mod:`spar_train.distributed.rollout`), each with its own generator seeded by the
-run's seed and its number; the rest of the run is the same code.
+run's seed and its number (for a ``game.mix`` too: each game on one actor); the rest
+of the run is the same code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field, fields
@@ -54,6 +56,7 @@ from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 from spar_train.finite import check_finite
 from spar_train.game_mix import (
     MixCollector,
+    MixRollouts,
     evaluate_mix,
     home_game,
     is_mix,
@@ -70,7 +73,7 @@ from spar_train.rollout import Collector, Rollout
 from spar_train.run_dir import run_folder, write_checkpoint
 
 if TYPE_CHECKING:
-    from spar_train.distributed.rollout import RayCollector
+    from spar_train.distributed.rollout import RayCollector, RayMixCollector
 
 
 @dataclass
@@ -125,22 +128,28 @@ def ppo_settings(config: Config) -> PPOSettings:
 
 def make_collector(
     config: Config, rules: Ruleset, rng: np.random.Generator, device: torch.device | None = None
-) -> Collector | RayCollector | MixCollector | OverlapCollector:
+) -> Collector | RayCollector | MixCollector | RayMixCollector | OverlapCollector:
     """Where the rollouts come from: the batch core here, or Ray actors (``[ray] enabled``),
     each playing a local collector's share of ``rollout.games`` with its own generator; for a
-    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`). ``device``: where the
-    learner answers a local collector's turns (Ray's actors play on their CPUs)."""
+    ``game.mix``, one collector per game (:mod:`spar_train.game_mix`), on Ray each game on
+    one actor; with ``rollout.overlap``, a worker process (:mod:`spar_train.overlap`).
+    ``device``: where the learner answers a local collector's turns (Ray's actors and the
+    overlap's worker play on their CPUs)."""
     if config.rollout.overlap:  # the games in a worker process, beside the update
         from spar_train.overlap import overlap_collector
 
         return overlap_collector(config, rules)
+    make_model = partial(build_model, config, rules)  # an actor's network: on its CPU
     if is_mix(config):
-        return MixCollector(config, rng, device)
+        if config.ray.enabled:
+            from spar_train.distributed.rollout import RayMixCollector
+
+            return RayMixCollector(config, make_model, name=config.run.name)
+        return MixCollector(config, rng, device=device)
     if config.ray.enabled:
-        precision = resolve(config.rollout.precision)
         from spar_train.distributed.rollout import RayCollector
 
-        make_model = partial(build_model, config, rules)
+        precision = resolve(config.rollout.precision)
         return RayCollector(rules, config.rollout.games, config.run.seed, make_model, config.ray,
                             name=config.run.name, precision=precision)  # fmt: skip
     return Collector(rules, config.rollout.games, rng,
@@ -213,117 +222,125 @@ def _run(
     model = build_model(config, rules, device)
     optimizer = make_optimizer(model, config.ppo.lr)
     collector = make_collector(config, rules, rng, device)
-    make_model = partial(build_model, config, rules, device)
-    pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
-        collector.make_pool(config, make_model)
-        if isinstance(collector, MixCollector)
-        else OpponentPool(rules, config.pool.mix, config.pool.snapshots, make_model=make_model)
-    )
-    counters = Counters()
-    if resume:
-        file = latest_checkpoint(run_dir)
-        saved = load_checkpoint(file)
-        check_fits(saved, file, config.model.hidden, model.privileged)
-        restore_checked(
-            file,
-            lambda: _restore(
-                saved, config, rules, model, optimizer, rng, pool, collector, counters
-            ),
+    # Whatever ends the run (a refused checkpoint too) ends the collector's Ray actors or
+    # worker process with it, so none is left holding CPUs in a long-lived process.
+    with contextlib.closing(collector):
+        make_model = partial(build_model, config, rules, device)
+        pool: Any = (  # an OpponentPool, or a MixPool (one per game) for a game.mix
+            collector.make_pool(config, make_model)
+            if isinstance(collector, MixRollouts)
+            else OpponentPool(rules, config.pool.mix, config.pool.snapshots, make_model=make_model)
         )
-    else:
-        with atomic_output(run_dir / CONFIG_FILE) as f:
-            f.write(dump_config(config, __version__))
-
-    # On resume, drop what a killed session logged past its last checkpoint.
-    writer = SummaryWriter(str(run_dir), purge_step=counters.update + 1 if resume else None)
-    if not resume:
-        writer.add_text("hyperparameters", _hparam_table(config))
-    scale = reward_scale(config, rules)
-    settings = ppo_settings(config)
-    result = RunResult(rules, run_dir, counters, planned_updates=config.run.updates,
-                       max_minutes=config.run.max_minutes)  # fmt: skip
-    begin = time.perf_counter()
-    seconds_before = counters.seconds
-
-    def save() -> None:
-        counters.seconds = seconds_before + time.perf_counter() - begin
-        _save(run_dir, config, model, optimizer, rng, pool, collector, counters)
-
-    warm = config.warmstart
-    imitating = bool(warm.imitate and warm.updates)
-    if (warm.actor or imitating) and not counters.warm_started:
-        if warm.actor:  # the actor of an exported bot (the critic starts fresh)
-            load_actor(model, warm.actor)
-        if imitating:
-            warm_start_imitation(config, model, collector, scale, rng, run_dir, report)
-        counters.warm_started = True
-        save()
-
-    done_here = 0
-    while counters.update < config.run.updates:
-        frac = 1.0 - counters.update / config.run.updates
-        lr = config.ppo.lr * (frac if config.ppo.lr_schedule == "linear" else 1.0)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        t0 = time.perf_counter()
-        if isinstance(collector, OverlapCollector):
-            rollout = _overlapped(collector, model, pool, config, scale,
-                                  last=counters.update + 1 == config.run.updates)  # fmt: skip
-        else:
-            rollout = collector.collect(model, pool, config.rollout.hands, rng, scale)
-        t1 = time.perf_counter()
-        batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced)
-        stats = ppo_update(model, optimizer, batch, settings, rng)
-        check_finite(model, stats, f"update {counters.update + 1}", run_dir,
-                     f"ppo.lr={lr:g}, reward scale {scale:g}")  # fmt: skip
-        t2 = time.perf_counter()
-        counters.update += 1
-        counters.decisions += rollout.decisions
-        done_here += 1
-        step = counters.update
-        sps = rollout.decisions / (t2 - t0)
-        for key, value in stats.items():
-            writer.add_scalar(f"losses/{key}", value, step)
-        writer.add_scalar("charts/SPS", sps, step)
-        writer.add_scalar("charts/learning_rate", lr, step)
-        for part, seconds in {**rollout.seconds, "update": t2 - t1}.items():
-            writer.add_scalar(f"time/{part}_seconds", seconds, step)
-        writer.add_scalar("charts/decisions", counters.decisions, step)
-        for entry, (total, hands) in rollout.payoff_by_entry.items():
-            if hands:
-                writer.add_scalar(f"charts/train_payoff_vs_{tag_of(entry)}", total / hands, step)
-
-        if step % config.pool.snapshot_every == 0:
-            pool.add_snapshot(model)
-        last = step == config.run.updates
-        out_of_time = (
-            config.run.max_minutes > 0
-            and seconds_before + time.perf_counter() - begin > 60 * config.run.max_minutes
-        )
-        evaluated = step % config.eval.every == 0 or last or out_of_time
-        if evaluated:
-            result.evaluations = _evaluate(config, rules, model, writer, step)
-        if step % config.run.checkpoint_every == 0 or last or out_of_time:
-            save()
-        if report is not None:
-            parts = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
-            figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **parts,
-                       "update_seconds": t2 - t1}  # fmt: skip
-            report(
-                Progress("ppo", step, config.run.updates, figures, result.evaluations, evaluated)
+        counters = Counters()
+        if resume:
+            file = latest_checkpoint(run_dir)
+            saved = load_checkpoint(file)
+            check_fits(saved, file, config.model.hidden, model.privileged)
+            restore_checked(
+                file,
+                lambda: _restore(
+                    saved, config, rules, model, optimizer, rng, pool, collector, counters
+                ),
             )
-        if out_of_time:
-            result.stopped_early = True
-            result.out_of_time = not last
-            break
-        if stop_after is not None and done_here >= stop_after:
-            if step % config.run.checkpoint_every != 0 and not last:
+        else:
+            with atomic_output(run_dir / CONFIG_FILE) as f:
+                f.write(dump_config(config, __version__))
+
+        # On resume, drop what a killed session logged past its last checkpoint.
+        writer = SummaryWriter(str(run_dir), purge_step=counters.update + 1 if resume else None)
+        if not resume:
+            writer.add_text("hyperparameters", _hparam_table(config))
+        scale = reward_scale(config, rules)
+        settings = ppo_settings(config)
+        result = RunResult(rules, run_dir, counters, planned_updates=config.run.updates,
+                           max_minutes=config.run.max_minutes)  # fmt: skip
+        begin = time.perf_counter()
+        seconds_before = counters.seconds
+
+        def save() -> None:
+            counters.seconds = seconds_before + time.perf_counter() - begin
+            _save(run_dir, config, model, optimizer, rng, pool, collector, counters)
+
+        warm = config.warmstart
+        imitating = bool(warm.imitate and warm.updates)
+        if (warm.actor or imitating) and not counters.warm_started:
+            if warm.actor:  # the actor of an exported bot (the critic starts fresh)
+                load_actor(model, warm.actor)
+            if imitating:
+                warm_start_imitation(config, model, collector, scale, rng, run_dir, report)
+            counters.warm_started = True
+            save()
+
+        done_here = 0
+        while counters.update < config.run.updates:
+            frac = 1.0 - counters.update / config.run.updates
+            lr = config.ppo.lr * (frac if config.ppo.lr_schedule == "linear" else 1.0)
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            t0 = time.perf_counter()
+            if isinstance(collector, OverlapCollector):
+                rollout = _overlapped(collector, model, pool, config, scale,
+                                      last=counters.update + 1 == config.run.updates)  # fmt: skip
+            else:
+                rollout = collector.collect(model, pool, config.rollout.hands, rng, scale)
+            t1 = time.perf_counter()
+            batch = to_batch(
+                rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced
+            )
+            stats = ppo_update(model, optimizer, batch, settings, rng)
+            check_finite(model, stats, f"update {counters.update + 1}", run_dir,
+                         f"ppo.lr={lr:g}, reward scale {scale:g}")  # fmt: skip
+            t2 = time.perf_counter()
+            counters.update += 1
+            counters.decisions += rollout.decisions
+            done_here += 1
+            step = counters.update
+            sps = rollout.decisions / (t2 - t0)
+            for key, value in stats.items():
+                writer.add_scalar(f"losses/{key}", value, step)
+            writer.add_scalar("charts/SPS", sps, step)
+            writer.add_scalar("charts/learning_rate", lr, step)
+            for part, seconds in {**rollout.seconds, "update": t2 - t1}.items():
+                writer.add_scalar(f"time/{part}_seconds", seconds, step)
+            writer.add_scalar("charts/decisions", counters.decisions, step)
+            for entry, (total, hands) in rollout.payoff_by_entry.items():
+                if hands:
+                    writer.add_scalar(
+                        f"charts/train_payoff_vs_{tag_of(entry)}", total / hands, step
+                    )
+
+            if step % config.pool.snapshot_every == 0:
+                pool.add_snapshot(model)
+            last = step == config.run.updates
+            out_of_time = (
+                config.run.max_minutes > 0
+                and seconds_before + time.perf_counter() - begin > 60 * config.run.max_minutes
+            )
+            evaluated = step % config.eval.every == 0 or last or out_of_time
+            if evaluated:
+                result.evaluations = _evaluate(config, rules, model, writer, step)
+            if step % config.run.checkpoint_every == 0 or last or out_of_time:
                 save()
-            result.stopped_early = True
-            break
-    writer.close()
-    collector.close()
-    return result
+            if report is not None:
+                parts = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
+                figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **parts,
+                           "update_seconds": t2 - t1}  # fmt: skip
+                report(
+                    Progress(
+                        "ppo", step, config.run.updates, figures, result.evaluations, evaluated
+                    )
+                )
+            if out_of_time:
+                result.stopped_early = True
+                result.out_of_time = not last
+                break
+            if stop_after is not None and done_here >= stop_after:
+                if step % config.run.checkpoint_every != 0 and not last:
+                    save()
+                result.stopped_early = True
+                break
+        writer.close()
+        return result
 
 
 def _overlapped(collector: OverlapCollector, model: ActorCritic, pool: Any, config: Config,

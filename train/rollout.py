@@ -127,6 +127,18 @@ def collect_in_lockstep(
     ]
 
 
+def refuse_ray_games(saved: dict) -> None:
+    """A ``ValueError`` for the games of a checkpoint played on Ray workers (a
+    :class:`~spar_train.distributed.rollout.RayCollector`'s), which a local collector cannot
+    go on with."""
+    workers = saved.get("workers")
+    if workers is not None:
+        raise ValueError(
+            f"the checkpoint's games were played on {len(workers)} Ray workers "
+            f"(ray.enabled = true, ray.workers = {len(workers)}); resume the run with Ray"
+        )
+
+
 def hidden_hands(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``uint8 [G, (N-1)*C]``: the hands of the other seats, relative to each decider.
 
@@ -175,6 +187,7 @@ class Collector:
         }
 
     def load_state_dict(self, saved: dict[str, torch.Tensor]) -> None:
+        refuse_ray_games(saved)
         for f in dataclasses.fields(self.state):
             if f.name == "tables":
                 continue
