@@ -103,3 +103,23 @@ def test_a_worker_that_dies_is_said_to_have_died() -> None:
 def test_what_an_overlap_cannot_be_is_refused_naming_the_key(overrides, message) -> None:
     with pytest.raises(ConfigError, match=message):
         check(load_config(TINY, overrides))
+
+
+def test_a_script_without_a_main_guard_trains_with_the_overlap(tmp_path: Path) -> None:
+    """The worker is a fresh interpreter, not multiprocessing's spawn: the script is not run
+    again in it (which would start a second run there)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "train_it.py"
+    script.write_text(
+        "import spar_train\n"
+        "from spar_train.config import load_config\n"
+        f"config = load_config({str(TINY)!r}, ['rollout.overlap=true', 'run.updates=2',\n"
+        "                      'warmstart.updates=1', 'eval.every=2', 'rollout.games=32'])\n"
+        "print('updates:', spar_train.run(config, 'runs').counters.update)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("updates: 2") == 1

@@ -15,8 +15,8 @@ taken against those, so the clipped objective corrects the lag as it corrects
 the drift within an update's epochs (IMPALA and APPO run the same way).
 
 The worker is a :class:`~spar_train.distributed.rollout.RolloutWorker`, as a Ray
-actor is, in a spawned process (a fork would copy torch's thread pools),
-with ``rollout.overlap_threads`` torch threads for its forward passes. It
+actor is, in a fresh interpreter of its own (a fork would copy torch's thread
+pools), with ``rollout.overlap_threads`` torch threads for its forward passes. It
 draws from its own generator, seeded by ``run.seed``, so a seed fixes an
 overlapped run as it fixes any other (which one update waits for the other
 does not enter). A checkpoint holds the worker's games as they were before
@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
+import pickle
+import socket
+import subprocess
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,44 +58,64 @@ from spar_train.opponent_pool import OpponentPool, weights_of
 from spar_train.rollout import Collector, Rollout
 from spar_train.sections import Config
 
-WORKER_NAME = "spar-rollout"  # the process's name (ps shows the command line; this is Python's)
-
 
 class WorkerDied(RuntimeError):
     """The rollout process ended without answering."""
 
 
-def _serve(conn: Connection, make_worker: Callable[[], Any]) -> None:
-    """The worker process: build the worker, then answer ``(method, args)`` calls until None."""
+def _put(conn: Connection, message: Any) -> None:
+    """Send with plain pickle: multiprocessing's own pickler would pass tensors through shared
+    memory, whose handshake needs a process multiprocessing started."""
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _get(conn: Connection) -> Any:
+    return pickle.loads(conn.recv_bytes())
+
+
+def serve_on(fd: int) -> None:
+    """The worker process's main: read the pickled ``make_worker`` from the socket ``fd``,
+    build the worker, then answer ``(method, args)`` calls until None (or the learner's end)."""
     torch.set_num_threads(1)  # until the worker sets its own
+    conn = Connection(fd)
     try:
-        worker = make_worker()
-    except BaseException:
-        conn.send(("error", traceback.format_exc()))
+        worker = _get(conn)()
+    except EOFError:
         return
-    conn.send(("ok", None))
+    except BaseException:
+        _put(conn, ("error", traceback.format_exc()))
+        return
+    _put(conn, ("ok", None))
     while True:
-        call = conn.recv()
+        try:
+            call = _get(conn)
+        except EOFError:  # the learner is gone
+            return
         if call is None:
             return
         method, args = call
         try:
-            conn.send(("ok", getattr(worker, method)(*args)))
+            _put(conn, ("ok", getattr(worker, method)(*args)))
         except BaseException:
-            conn.send(("error", traceback.format_exc()))
+            _put(conn, ("error", traceback.format_exc()))
 
 
 class ProcessWorker:
     """An object built by ``make_worker`` in a process of its own, called by method name:
-    :meth:`send` a call, then :meth:`receive` its answer (or :meth:`call` for both)."""
+    :meth:`send` a call, then :meth:`receive` its answer (or :meth:`call` for both).
+
+    The process is a fresh interpreter (``python -c``) on one end of a socket pair: unlike
+    multiprocessing's spawn, it never runs the caller's main script again, so a script
+    needs no ``if __name__ == "__main__"`` guard to train with the overlap."""
 
     def __init__(self, make_worker: Callable[[], Any]) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_serve, args=(theirs, make_worker),
-                                        name=WORKER_NAME, daemon=True)  # fmt: skip
-        self._process.start()
-        theirs.close()
+        mine, theirs = socket.socketpair()
+        with theirs:
+            fd = theirs.fileno()
+            command = f"from spar_train.overlap import serve_on; serve_on({fd})"
+            self._process = subprocess.Popen([sys.executable, "-c", command], pass_fds=[fd])
+        self._conn = Connection(mine.detach())
+        self.send("__init__", make_worker)  # the first message is the worker's maker
         self.receive()  # built, or the reason it could not be
 
     @property
@@ -101,13 +124,13 @@ class ProcessWorker:
 
     def send(self, method: str, *args: Any) -> None:
         try:
-            self._conn.send((method, args))
+            _put(self._conn, args[0] if method == "__init__" else (method, args))
         except OSError:  # a broken pipe: the process is gone
             raise self._died() from None
 
     def receive(self) -> Any:
         try:
-            status, value = self._conn.recv()
+            status, value = _get(self._conn)
         except (EOFError, OSError):
             raise self._died() from None
         if status == "error":
@@ -115,9 +138,10 @@ class ProcessWorker:
         return value
 
     def _died(self) -> WorkerDied:
-        self._process.join(timeout=5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
         return WorkerDied(
-            f"the rollout process died (exit code {self._process.exitcode}); "
+            f"the rollout process died (exit code {self._process.returncode}); "
             "resume the run from its last checkpoint"
         )
 
@@ -126,13 +150,14 @@ class ProcessWorker:
         return self.receive()
 
     def close(self) -> None:
-        if self._process.is_alive():
-            with contextlib.suppress(BrokenPipeError, OSError):  # it may be ending already
-                self._conn.send(None)
-            self._process.join(timeout=10)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
+        if self._process.poll() is None:
+            with contextlib.suppress(OSError):  # it may be ending already
+                _put(self._conn, None)
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
         self._conn.close()
 
 
