@@ -21,7 +21,8 @@ second end to end (rollout and update together, TensorBoard's
 The two alternate in rounds, so both see the same machine load; the ratio
 of their speeds is the figure to compare across machines. ``--overlap`` adds
 the default mix with ``rollout.overlap`` (the next rollout in a worker process
-while the update runs) and prints its ratio to the default mix; each
+while the update runs; the learner keeps ``--threads`` less the worker's one)
+and prints its ratio to the default mix; each
 ``--device`` runs ours on that ``run.device`` (``--no-sb3`` leaves MaskablePPO
 out).
 """
@@ -92,7 +93,10 @@ def main() -> None:
         runs[f"default mix{tag}"] = (None, where)
         runs[f"heuristic{tag}"] = ("{ heuristic = 1.0 }", where)
         if args.overlap:
-            runs[f"default mix, overlap{tag}"] = (None, [*where, "rollout.overlap=true"])
+            # The worker takes a core: the learner gets the others (2 + 1 threads on 2 cores
+            # run slower than either alone).
+            learner = f"run.threads={max(1, args.threads - 1)}"
+            runs[f"default mix, overlap{tag}"] = (None, [*where, "rollout.overlap=true", learner])
     rows: dict[str, list[float]] = {name: [] for name in [*runs, "sb3"]}
     parts: dict[str, dict[str, float]] = {}
     for r in range(args.rounds):

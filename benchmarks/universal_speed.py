@@ -2,6 +2,7 @@
 
     python benchmarks/universal_speed.py                # a few minutes
     python benchmarks/universal_speed.py --updates 6 --rounds 3
+    python benchmarks/universal_speed.py --device cuda   # the learner on a GPU (run.device)
 
 Both count learner decisions per second end to end (rollout and update
 together, TensorBoard's ``charts/SPS``) over PPO updates alone (no warm start,
@@ -33,13 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"single game": "ppo_spar4.toml", "universal": "ppo_universal.toml"}
 
 
-def speed(config_file: str, updates: int, threads: int) -> float:
+def speed(config_file: str, updates: int, threads: int, device: str = "auto") -> float:
     """Median learner decisions per second of ``updates`` PPO updates with a full pool."""
     filling = load_config(ROOT / "configs" / config_file).pool.snapshots + 1
     total = filling + updates
     overrides = [f"run.updates={total}", f"run.threads={threads}", "eval.every=100000",
                  "eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={total}",
-                 'warmstart.imitate=""', "run.max_minutes=0", "pool.snapshot_every=1"]  # fmt: skip
+                 'warmstart.imitate=""', "run.max_minutes=0", "pool.snapshot_every=1",
+                 f'run.device="{device}"']  # fmt: skip
     config = load_config(ROOT / "configs" / config_file, overrides)
     seen: list = []
     with tempfile.TemporaryDirectory() as runs:
@@ -53,12 +55,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--updates", type=int, default=4, help="timed PPO updates per run")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="auto", help="run.device of both runs")
     args = parser.parse_args(argv)
     figures: dict[str, list[float]] = {name: [] for name in CONFIGS}
     load = os.getloadavg()[0]
     for r in range(args.rounds):
         for name, file in CONFIGS.items():
-            figures[name].append(speed(file, args.updates, args.threads))
+            figures[name].append(speed(file, args.updates, args.threads, args.device))
             print(f"round {r + 1}: {name}: {figures[name][-1]:,.0f} decisions/s", flush=True)
     single, universal = (statistics.median(figures[n]) for n in CONFIGS)
     print(

@@ -78,7 +78,10 @@ def check(c: Config) -> None:
     _require(p.epochs >= 1, "ppo.epochs", "at least 1", p.epochs)
     _require(p.minibatch_size >= 2, "ppo.minibatch_size", "at least 2", p.minibatch_size)
     _require(0 < p.clip < 1, "ppo.clip", "in (0, 1)", p.clip)
-    for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale"):
+    _require(0 <= p.magnet_rate <= 1, "ppo.magnet_rate", "in [0, 1]", p.magnet_rate)
+    if c.eval.exact:
+        _check_exact(c)
+    for name in ("value_clip", "ent_coef", "vf_coef", "target_kl", "reward_scale", "magnet_coef"):
         _require(getattr(p, name) >= 0, f"ppo.{name}", "0 or more", getattr(p, name))
     _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
     _check_match_reward(c)
@@ -143,6 +146,17 @@ def _check_match_reward(c: Config) -> None:
         why = why_no_match_reward(rules)
         if why is not None:
             raise ConfigError(f"ppo.reward: match needs {why} ({name})")
+
+
+def _check_exact(c: Config) -> None:
+    """``eval.exact`` reads the policy back into the game's whole tree: a small 2-player game."""
+    from spar_agents.cfr.readback import check_exact
+
+    _require(not c.game.mix, "eval.exact", "false with a game.mix (one tree a game)", True)
+    try:
+        check_exact(rules_of(c))
+    except ValueError as e:
+        raise ConfigError(f"eval.exact: {e}") from None
 
 
 def _check_device(name: str) -> None:

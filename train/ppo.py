@@ -44,9 +44,16 @@ from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from spar_agents.ppo.device import describe_device, resolve_device, to_cpu
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import resolve
-from spar_agents.ppo.update import Batch, PPOSettings, gae, make_optimizer, ppo_update
+from spar_agents.ppo.update import (
+    Batch,
+    PPOSettings,
+    gae,
+    make_optimizer,
+    move_magnet,
+    ppo_update,
+)
 from spar_env.atomic import atomic_output
-from spar_env.core import unpack
+from spar_env.core import State, unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 from spar_train.actor_from_bot import load_actor
@@ -94,6 +101,7 @@ class RunResult:
     out_of_time: bool = False  # run.max_minutes ended it before run.updates
     planned_updates: int = 0  # run.updates
     max_minutes: float = 0.0  # run.max_minutes
+    exploitability: float | None = None  # the latest exact one (eval.exact)
 
 
 def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> Batch:
@@ -221,6 +229,9 @@ def _run(
     rng = np.random.default_rng(config.run.seed)
     model = build_model(config, rules, device)
     optimizer = make_optimizer(model, config.ppo.lr)
+    # Magnetic mirror descent's magnet (spar_agents.ppo.update): the policy PPO starts from,
+    # then trailing the learner by ppo.magnet_rate an update.
+    magnet = build_model(config, rules, device) if config.ppo.magnet_coef > 0 else None
     collector = make_collector(config, rules, rng, device)
     # Whatever ends the run (a refused checkpoint too) ends the collector's Ray actors or
     # worker process with it, so none is left holding CPUs in a long-lived process.
@@ -239,8 +250,17 @@ def _run(
             restore_checked(
                 file,
                 lambda: _restore(
-                    saved, config, rules, model, optimizer, rng, pool, collector, counters
-                ),
+                    saved,
+                    config,
+                    rules,
+                    model,
+                    optimizer,
+                    rng,
+                    pool,
+                    collector,
+                    counters,
+                    magnet,
+                ),  # fmt: skip
             )
         else:
             with atomic_output(run_dir / CONFIG_FILE) as f:
@@ -259,7 +279,7 @@ def _run(
 
         def save() -> None:
             counters.seconds = seconds_before + time.perf_counter() - begin
-            _save(run_dir, config, model, optimizer, rng, pool, collector, counters)
+            _save(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet)
 
         warm = config.warmstart
         imitating = bool(warm.imitate and warm.updates)
@@ -269,7 +289,10 @@ def _run(
             if imitating:
                 warm_start_imitation(config, model, collector, scale, rng, run_dir, report)
             counters.warm_started = True
+            _start_magnet(magnet, model)
             save()
+        elif not resume:
+            _start_magnet(magnet, model)
 
         done_here = 0
         while counters.update < config.run.updates:
@@ -287,7 +310,9 @@ def _run(
             batch = to_batch(
                 rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced
             )
-            stats = ppo_update(model, optimizer, batch, settings, rng)
+            stats = ppo_update(model, optimizer, batch, settings, rng, magnet)
+            if magnet is not None:
+                move_magnet(magnet, model, config.ppo.magnet_rate)
             check_finite(model, stats, f"update {counters.update + 1}", run_dir,
                          f"ppo.lr={lr:g}, reward scale {scale:g}")  # fmt: skip
             t2 = time.perf_counter()
@@ -319,6 +344,8 @@ def _run(
             evaluated = step % config.eval.every == 0 or last or out_of_time
             if evaluated:
                 result.evaluations = _evaluate(config, rules, model, writer, step)
+                if config.eval.exact:
+                    result.exploitability = _exact(rules, model, writer, step)
             if step % config.run.checkpoint_every == 0 or last or out_of_time:
                 save()
             if report is not None:
@@ -341,6 +368,12 @@ def _run(
                 break
         writer.close()
         return result
+
+
+def _start_magnet(magnet: ActorCritic | None, model: ActorCritic) -> None:
+    """The magnet starts as the policy PPO starts from (after the warm start)."""
+    if magnet is not None:
+        magnet.load_state_dict(model.state_dict())
 
 
 def _overlapped(collector: OverlapCollector, model: ActorCritic, pool: Any, config: Config,
@@ -393,6 +426,22 @@ def _evaluate(
     return out
 
 
+def _exact(rules: Ruleset, model: ActorCritic, writer: Any, step: int) -> float:
+    """The exact exploitability of the policy the learner samples from (not the greedy one the
+    duplicate deals play), read back into the game's tree; logged as ``eval/exploitability``."""
+    from spar_agents.cfr.readback import cached_representatives, exact_exploitability
+    from spar_agents.ppo.agent import policy_probs
+    from spar_env.observation.per_game import encode
+
+    def policy(states: State) -> np.ndarray:
+        return policy_probs(model, encode(states, states.current_player), states.legal_mask())
+
+    value = exact_exploitability(cached_representatives(rules), policy)
+    writer.add_scalar("eval/exploitability", value, step)
+    writer.flush()
+    return value
+
+
 def _hparam_table(config: Config) -> str:
     rows = ["| key | value |", "|---|---|"]
     for section, values in config.to_dict().items():
@@ -404,7 +453,7 @@ def _hparam_table(config: Config) -> str:
 
 
 # ----- checkpoints -------------------------------------------------------------------
-def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> None:
+def _save(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet) -> None:
     folder = run_dir / CHECKPOINT_DIR
     payload = {
         "game": mix_signature(config) if is_mix(config) else game_signature(collector.rules),
@@ -418,12 +467,16 @@ def _save(run_dir, config, model, optimizer, rng, pool, collector, counters) -> 
         "games": collector.state_dict(),
         "config": config.to_dict(),
     }
+    if magnet is not None:
+        payload["magnet"] = to_cpu(magnet.state_dict())
     write_checkpoint(folder / checkpoint_name(counters.update), payload, run_dir)
     for old in list_checkpoints(folder)[: -config.run.keep_checkpoints]:
         old.unlink()
 
 
-def _restore(saved, config, rules, model, optimizer, rng, pool, collector, counters) -> None:
+def _restore(
+    saved, config, rules, model, optimizer, rng, pool, collector, counters, magnet
+) -> None:
     from spar_agents.ppo.agent import check_game
     from spar_agents.ppo.checkpoint import CheckpointError
     from spar_agents.signature import describe
@@ -440,6 +493,8 @@ def _restore(saved, config, rules, model, optimizer, rng, pool, collector, count
         check_game(saved["game"], rules, "the checkpoint")
     model.load_state_dict(saved["weights"])
     optimizer.load_state_dict(saved["optimizer"])
+    if magnet is not None:
+        magnet.load_state_dict(saved["magnet"])
     rng.bit_generator.state = saved["rng"]
     torch.set_rng_state(saved["torch_rng"])
     for key, value in saved["counters"].items():

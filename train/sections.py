@@ -91,6 +91,11 @@ class PPOSection:
     # The arithmetic of the update's matrix products: auto (bfloat16 where the
     # CPU has it natively, else float32) | float32 | bfloat16
     precision: str = _UPDATE.precision
+    # Magnetic mirror descent (spar_agents.ppo.update): alpha of the pull KL(policy || magnet)
+    # toward a magnet policy (0: plain PPO), and the magnet's step toward the learner after each
+    # update (0: the magnet stays the policy the run started PPO from).
+    magnet_coef: float = _UPDATE.magnet_coef
+    magnet_rate: float = _UPDATE.magnet_rate
     reward_scale: float = 0.0  # payoffs are multiplied by this (0: 1 / the largest payoff)
     # What a hand pays the learner: "hand" (its payoff, times reward_scale) or "match" (the
     # change of the seat's chance to win the match; target sessions; spar_train.match.reward)
@@ -127,6 +132,9 @@ class EvalSection:
     pimc_every: int = 0  # evaluations between pimc evaluations (0: never)
     pimc_deals: int = 200  # deals of each pimc evaluation (pimc is slow)
     matches: int = 0  # whole matches against each opponent, for eval/match_win_vs_* (0: none)
+    # The policy's exact exploitability at each evaluation, for eval/exploitability: games
+    # whose whole tree fits (2-player micro, mini; spar_agents.cfr.readback)
+    exact: bool = False
 
 
 @dataclass(frozen=True)

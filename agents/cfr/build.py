@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from spar_agents.cfr.tree import CHANCE, TERMINAL, GameTree, assemble, deal_keys
-from spar_env.core import reset, step
+from spar_env.core import State, reset, step
 from spar_env.core.tables import tables_for
 from spar_env.rules import Ruleset
 
 MAX_DEALS = 2_000_000  # the whole tree is enumerated: refuse rulesets with more deals
 
 
-def _check_supported(rules: Ruleset) -> None:
+def check_supported(rules: Ruleset) -> None:
+    """A ``ValueError`` unless every play of ``rules`` is seen and the stock unused."""
     hidden = []
     if rules.weak_hand_exchange:
         hidden.append("weak_hand_exchange")
@@ -90,14 +92,24 @@ def enumerate_deals(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(out_decks).astype(np.int8), np.concatenate(out_dealers)
 
 
-def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
+def build_tree(
+    rules: Ruleset,
+    *,
+    max_deals: int = MAX_DEALS,
+    visit: Callable[[State, np.ndarray], None] | None = None,
+) -> GameTree:
     """Enumerate the whole game tree of one hand of ``rules`` with the batch core.
+
+    ``visit(frontier, keys)``, if given, sees each level's decision nodes as they are
+    reached: their states (one game each) and their information-set keys (the order of
+    :attr:`GameTree.infoset_keys`), for what reads a policy at every node
+    (:mod:`spar_agents.cfr.readback`).
 
     Raises:
         ValueError: for rulesets with hidden plays or a used stock, or with
             more than ``max_deals`` deals (the tree would not fit).
     """
-    _check_supported(rules)
+    check_supported(rules)
     if num_deals(rules) > max_deals:
         raise ValueError(
             f"{rules.variant} with {rules.players} players has {num_deals(rules):,} deals; "
@@ -135,6 +147,8 @@ def build_tree(rules: Ruleset, *, max_deals: int = MAX_DEALS) -> GameTree:
         seat = frontier.current_player
         key_parts.append(infoset_keys(seat, dealer, frontier.dealt, history))
         key_nodes.append(ids)
+        if visit is not None:
+            visit(frontier, key_parts[-1])
         mask = frontier.legal_mask()
         rows, acts = np.nonzero(mask)  # row-major: each node's children contiguous, ascending
         child = frontier.take(rows)

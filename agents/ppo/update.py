@@ -7,6 +7,17 @@ surrogate, a (clipped) value loss, an entropy bonus over legal actions and
 gradient clipping, and reports the losses, the approximate KL and the clip
 fraction; :func:`make_optimizer` is the Adam it steps.
 
+**Magnetic mirror descent** (Sokota et al., ICLR 2023) is one more term: with
+``magnet_coef`` α > 0, each state's loss adds α · KL(π_θ ‖ ρ), the reverse KL
+from the policy to a *magnet* policy ρ (exact, over the legal actions), which
+pulls the learner toward ρ as the clipped ratio holds it near the policy it
+played. :func:`ppo_update` reads ρ from a second network, ``magnet``, and
+:func:`move_magnet` moves that network a step ``magnet_rate`` toward the
+learner after each update, so the magnet trails the policy slowly: a fixed
+magnet makes the learner converge to a regularised equilibrium near it, a
+trailing one lets the equilibrium it converges to move toward a Nash
+equilibrium. With α = 0 nothing of this runs, and the update is PPO's.
+
 What makes it fast on a CPU, with the same minibatches and arithmetic: the
 observations become float features once per update (not once per minibatch
 and network), in one tensor that feeds the actor (its first columns) and the
@@ -26,7 +37,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from spar_agents.ppo.network import ActorCritic, entropy_of
+from spar_agents.ppo.network import ILLEGAL_LOGIT, ActorCritic, entropy_of
 from spar_agents.ppo.precision import Precision, arithmetic, input_dtype, resolve
 
 
@@ -89,6 +100,8 @@ class PPOSettings:
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop an update's epochs past this KL (0: never)
     precision: str = "auto"  # the matrix products': auto | float32 | bfloat16
+    magnet_coef: float = 0.0  # α of magnetic mirror descent's KL(π ‖ magnet) (0: plain PPO)
+    magnet_rate: float = 0.0  # the magnet's step toward the learner after each update
 
 
 def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
@@ -133,8 +146,15 @@ def ppo_update(
     batch: Batch,
     settings: PPOSettings,
     rng: np.random.Generator,
+    magnet: ActorCritic | None = None,
 ) -> dict[str, float]:
-    """Run the PPO epochs over ``batch``; returns the mean losses and diagnostics."""
+    """Run the PPO epochs over ``batch``; returns the mean losses and diagnostics.
+
+    ``magnet``: the network whose policy ρ the KL term pulls toward (needed when
+    ``settings.magnet_coef`` > 0; module docstring).
+    """
+    if settings.magnet_coef > 0 and magnet is None:
+        raise ValueError("magnet_coef > 0 needs the magnet network")
     sums: dict[str, float] = {}
     count = 0
     model.train()
@@ -145,7 +165,7 @@ def ppo_update(
         kl_epoch = []
         for start in range(0, batch.size, settings.minibatch_size):
             part = shuffled.take(slice(start, start + settings.minibatch_size))
-            stats = _minibatch_step(model, optimizer, part, settings, precision)
+            stats = _minibatch_step(model, optimizer, part, settings, precision, magnet)
             for k, v in stats.items():
                 sums[k] = sums.get(k, 0.0) + v
             count += 1
@@ -162,9 +182,13 @@ def _minibatch_step(
     rows: _Rows,
     s: PPOSettings,
     precision: Precision,
+    magnet: ActorCritic | None = None,
 ) -> dict[str, float]:
     with arithmetic(precision, model.device):
         logits, value = model.logits_and_value(rows.inputs, rows.illegal)
+        if s.magnet_coef > 0:
+            with torch.no_grad():
+                pull = magnet.actor(rows.inputs[:, : model.obs_size])  # type: ignore[union-attr]
     logits, value = logits.float(), value.float()  # no-ops in float32
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(1, rows.actions).squeeze(1)
@@ -183,6 +207,12 @@ def _minibatch_step(
         value_loss = 0.5 * torch.max((value - target) ** 2, (clipped - target) ** 2).mean()
     entropy = entropy_of(logp_all, rows.illegal).mean()
     loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy
+    magnet_kl = None
+    if s.magnet_coef > 0:
+        magnet_logp = torch.log_softmax(pull.float().masked_fill(rows.illegal, ILLEGAL_LOGIT), -1)
+        terms = (logp_all.exp() * (logp_all - magnet_logp)).masked_fill(rows.illegal, 0.0)
+        magnet_kl = terms.sum(-1).mean()
+        loss = loss + s.magnet_coef * magnet_kl
 
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
@@ -191,10 +221,21 @@ def _minibatch_step(
     with torch.no_grad():
         approx_kl = ((ratio - 1) - log_ratio).mean()  # the low-variance estimator k3
         clip_frac = ((ratio - 1).abs() > s.clip).float().mean()
-    return {
+    stats = {
         "policy_loss": policy_loss.item(),
         "value_loss": value_loss.item(),
         "entropy": entropy.item(),
         "approx_kl": approx_kl.item(),
         "clip_fraction": clip_frac.item(),
     }
+    if magnet_kl is not None:
+        stats["magnet_kl"] = magnet_kl.item()
+    return stats
+
+
+def move_magnet(magnet: ActorCritic, model: ActorCritic, rate: float) -> None:
+    """The magnet's step toward the learner: each weight ``rate`` of the way (module docstring)."""
+    if rate > 0:
+        with torch.no_grad():
+            for mine, theirs in zip(magnet.parameters(), model.parameters(), strict=True):
+                mine.lerp_(theirs, rate)
