@@ -4,7 +4,7 @@
     python benchmarks/exact_curves.py --game micro --minutes 1 --out curves.png
 
 Both learners are ``spar train`` runs on the same 2-player game, from the same config
-(``configs/mmd_mini.toml``: self-play, no warm start), one with ``ppo.magnet_coef = 0``
+(``configs/ppo_mmd_mini.toml``: self-play, no warm start), one with ``ppo.magnet_coef = 0``
 (plain PPO) and one as the config says; each logs the exact exploitability of the policy
 it samples from (``eval.exact``: the policy read back into every information set of the
 game's tree, :mod:`spar_agents.cfr.readback`) at every evaluation. CFR+ solves the same
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "mmd_mini.toml"
+CONFIG = ROOT / "configs" / "ppo_mmd_mini.toml"
 
 
 def learner(name: str, game: str, minutes: float, runs: Path, *more: str) -> dict[str, list]:

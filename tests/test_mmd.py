@@ -112,3 +112,21 @@ def test_the_exact_exploitability_on_micro_goes_down_as_the_learner_trains(tmp_p
 def test_what_cannot_run_is_refused_naming_the_key(overrides, message) -> None:
     with pytest.raises(ConfigError, match=message):
         check(load_config(TINY, overrides))
+
+
+def test_the_exact_curves_benchmark_runs_and_draws(tmp_path: Path) -> None:
+    """``benchmarks/exact_curves.py`` on micro for a few seconds a learner."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("exact_curves", ROOT / "benchmarks" /
+                                                  "exact_curves.py")  # fmt: skip
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "curves.png"
+    curves = script.main(["--game", "micro", "--minutes", "0.1", "--cfr-minutes", "0.02",
+                          "--set", "eval.every=5", "--out", str(out)])  # fmt: skip
+    assert set(curves) == {"PPO", "PPO + magnet (MMD)", "CFR+"}
+    assert all(c["exploitability"] for c in curves.values())
+    assert curves["CFR+"]["exploitability"][-1] < 0.01
+    assert out.stat().st_size > 10_000

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import pickle
+import signal
 import socket
 import subprocess
 import sys
@@ -76,6 +77,7 @@ def _get(conn: Connection) -> Any:
 def serve_on(fd: int) -> None:
     """The worker process's main: read the pickled ``make_worker`` from the socket ``fd``,
     build the worker, then answer ``(method, args)`` calls until None (or the learner's end)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the learner, which ends us
     torch.set_num_threads(1)  # until the worker sets its own
     conn = Connection(fd)
     try:
@@ -115,7 +117,7 @@ class ProcessWorker:
             command = f"from spar_train.overlap import serve_on; serve_on({fd})"
             self._process = subprocess.Popen([sys.executable, "-c", command], pass_fds=[fd])
         self._conn = Connection(mine.detach())
-        self.send("__init__", make_worker)  # the first message is the worker's maker
+        self._put(make_worker)  # the first message is the worker's maker
         self.receive()  # built, or the reason it could not be
 
     @property
@@ -123,8 +125,11 @@ class ProcessWorker:
         return self._process.pid
 
     def send(self, method: str, *args: Any) -> None:
+        self._put((method, args))
+
+    def _put(self, message: Any) -> None:
         try:
-            _put(self._conn, args[0] if method == "__init__" else (method, args))
+            _put(self._conn, message)
         except OSError:  # a broken pipe: the process is gone
             raise self._died() from None
 

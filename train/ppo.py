@@ -352,6 +352,8 @@ def _run(
                 parts = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
                 figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **parts,
                            "update_seconds": t2 - t1}  # fmt: skip
+                if result.exploitability is not None:
+                    figures["exploitability"] = result.exploitability
                 report(
                     Progress(
                         "ppo", step, config.run.updates, figures, result.evaluations, evaluated

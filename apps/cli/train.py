@@ -197,6 +197,8 @@ class _Bar:
             line = f"warm start: {text}" if shown else None
         elif event.phase == "ppo":
             text = f"{f['decisions_per_second']:,.0f} decisions/s  KL {f['approx_kl']:.4f}  {evals}"
+            if "exploitability" in f:  # eval.exact
+                text += f"  exploitability {f['exploitability']:.4f}"
             line = f"update {event.step}/{event.of}: {text}" if event.evaluated else None
         elif event.phase == "mccfr":
             text = f"{f['deals']:,} hands  {f['deals_per_second']:,.0f} hands/s  {evals}"
