@@ -11,8 +11,10 @@ game's tree, :mod:`spar_agents.cfr.readback`) at every evaluation. CFR+ solves t
 tree (:func:`spar_train.solve.solve_exact`), its exploitability (half its NashConv) by
 solver seconds. The learners run one after the other, so each has the machine alone.
 
-Prints each one's exploitability at the end and the least it reached, and draws the
-curves against wall clock (``--out``).
+Prints each one's exploitability at the end and the least it reached, and how many of
+the tree's information sets the learners' observation cannot tell apart (a policy of that
+observation plays one distribution at all of them), and draws the curves against wall
+clock (``--out``).
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ def cfr_plus(game: str, minutes: float) -> dict[str, list]:
             "updates": [i for i, _, _ in result.curve]}  # fmt: skip
 
 
+def observation_note(game: str) -> str:
+    """How many of the tree's information sets the learners' observation cannot tell apart."""
+    from spar_agents.cfr.readback import merged_infosets, representatives
+    from spar_env.observation.per_game import encode
+    from spar_env.rules import make_rules
+
+    reps = representatives(make_rules(game, players=2))
+    merged = merged_infosets(reps, lambda states: encode(states, states.current_player))
+    return (f"{game}: the observation the learners read merges {merged:,} of the tree's "
+            f"{reps.num_infosets:,} information sets into others")  # fmt: skip
+
+
 def plot(curves: dict[str, dict[str, list]], game: str, out: Path) -> None:
     import matplotlib
 
@@ -92,6 +106,7 @@ def main(argv: list[str] | None = None) -> dict:
         curves["PPO + magnet (MMD)"] = learner("mmd", args.game, args.minutes, Path(runs),
                                                *args.set)  # fmt: skip
     curves["CFR+"] = cfr_plus(args.game, args.cfr_minutes)
+    print(observation_note(args.game))
     for name, c in curves.items():
         e = c["exploitability"]
         print(f"{name:20} after {c['minutes'][-1]:5.2f} min ({c['updates'][-1]:,} "

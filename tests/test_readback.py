@@ -9,7 +9,12 @@ import torch
 
 from spar_agents.cfr.build import infoset_keys
 from spar_agents.cfr.evaluation import exploitability
-from spar_agents.cfr.readback import exact_exploitability, profile_of, representatives
+from spar_agents.cfr.readback import (
+    exact_exploitability,
+    merged_infosets,
+    profile_of,
+    representatives,
+)
 from spar_agents.ppo.agent import policy_probs
 from spar_agents.ppo.network import ActorCritic
 from spar_env.core import reset, step
@@ -90,3 +95,11 @@ def test_the_profile_is_what_the_network_plays_in_real_games(reps) -> None:
         plays[live, depth] = actions[live]
         step(state, actions)
     assert checked >= 64 * 2
+
+
+def test_the_observation_tells_every_information_set_of_micro_apart(reps) -> None:
+    """The learners' observation keeps all micro's tree distinguishes; one that reads only the
+    legal cards merges sets, and is counted."""
+    assert merged_infosets(reps, lambda states: encode(states, states.current_player)) == 0
+    blind = merged_infosets(reps, lambda states: np.zeros((states.batch_size, 1), np.uint8))
+    assert 0 < blind < reps.num_infosets

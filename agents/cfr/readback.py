@@ -102,6 +102,20 @@ def profile_of(reps: Representatives, policy: PolicyProbs) -> Profile:
     return sf.from_tree_policy(table)
 
 
+def merged_infosets(reps: Representatives, observe: Callable[[State], np.ndarray]) -> int:
+    """How many information sets a policy that reads ``observe(states)`` (``uint8 [G, D]``)
+    cannot tell from another set of the same depth: those whose observation and legal cards
+    equal an earlier set's. A policy of that observation plays the same distribution at
+    all of them, so a positive count means it cannot express every strategy of the tree
+    (it plays an imperfect-recall abstraction of the game)."""
+    merged = 0
+    for states, ids in reps.levels:
+        legal = states.legal.astype(">u8").view(np.uint8).reshape(ids.shape[0], -1)
+        rows = np.concatenate([np.asarray(observe(states), dtype=np.uint8), legal], axis=1)
+        merged += ids.shape[0] - np.unique(rows, axis=0).shape[0]
+    return merged
+
+
 def exact_exploitability(reps: Representatives, policy: PolicyProbs) -> float:
     """The policy's exact exploitability in points a hand: the mean over both seats of what a
     best response wins against it (half its NashConv; 0 at an equilibrium)."""
