@@ -61,13 +61,15 @@ def cfr_plus(game: str, minutes: float) -> dict[str, list]:
 def observation_note(game: str) -> str:
     """How many of the tree's information sets the learners' observation cannot tell apart."""
     from spar_agents.cfr.readback import merged_infosets, representatives
+    from spar_env.core.bits import popcount
     from spar_env.observation.per_game import encode
     from spar_env.rules import make_rules
 
     reps = representatives(make_rules(game, players=2))
     merged = merged_infosets(reps, lambda states: encode(states, states.current_player))
+    choices = sum(int((popcount(states.legal) > 1).sum()) for states, _ in reps.levels)
     return (f"{game}: the observation the learners read merges {merged:,} of the tree's "
-            f"{reps.num_infosets:,} information sets into others")  # fmt: skip
+            f"{choices:,} information sets with a choice into others")  # fmt: skip
 
 
 def plot(curves: dict[str, dict[str, list]], game: str, out: Path) -> None:

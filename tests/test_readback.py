@@ -18,6 +18,7 @@ from spar_agents.cfr.readback import (
 from spar_agents.ppo.agent import policy_probs
 from spar_agents.ppo.network import ActorCritic
 from spar_env.core import reset, step
+from spar_env.core.bits import popcount
 from spar_env.observation.per_game import encode, layout_for
 from spar_env.rules import make_rules
 
@@ -99,7 +100,8 @@ def test_the_profile_is_what_the_network_plays_in_real_games(reps) -> None:
 
 def test_the_observation_tells_every_information_set_of_micro_apart(reps) -> None:
     """The learners' observation keeps all micro's tree distinguishes; one that reads only the
-    legal cards merges sets, and is counted."""
+    legal cards merges sets, and is counted, among the sets with a choice only."""
     assert merged_infosets(reps, lambda states: encode(states, states.current_player)) == 0
     blind = merged_infosets(reps, lambda states: np.zeros((states.batch_size, 1), np.uint8))
-    assert 0 < blind < reps.num_infosets
+    choices = sum(int((popcount(states.legal) > 1).sum()) for states, _ in reps.levels)
+    assert 0 < blind < choices < reps.num_infosets

@@ -26,6 +26,7 @@ from spar_agents.cfr.build import build_tree, check_supported, num_deals
 from spar_agents.cfr.evaluation import Profile, exploitability
 from spar_agents.cfr.seqform import SequenceForm, sequence_form
 from spar_env.core import State
+from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 
 # A policy as the read-back asks it: the probabilities ``float [G, A]`` of each game's
@@ -103,16 +104,18 @@ def profile_of(reps: Representatives, policy: PolicyProbs) -> Profile:
 
 
 def merged_infosets(reps: Representatives, observe: Callable[[State], np.ndarray]) -> int:
-    """How many information sets a policy that reads ``observe(states)`` (``uint8 [G, D]``)
-    cannot tell from another set of the same depth: those whose observation and legal cards
-    equal an earlier set's. A policy of that observation plays the same distribution at
-    all of them, so a positive count means it cannot express every strategy of the tree
-    (it plays an imperfect-recall abstraction of the game)."""
+    """How many information sets with a choice (two legal cards or more) a policy that reads
+    ``observe(states)`` (``uint8 [G, D]``) cannot tell from another set of the same depth:
+    those whose observation and legal cards equal an earlier set's. A policy of that
+    observation plays the same distribution at all of them, so a positive count means it
+    cannot express every strategy of the tree (it plays an imperfect-recall abstraction of
+    the game). Forced sets are left out: they have nothing to choose."""
     merged = 0
-    for states, ids in reps.levels:
-        legal = states.legal.astype(">u8").view(np.uint8).reshape(ids.shape[0], -1)
-        rows = np.concatenate([np.asarray(observe(states), dtype=np.uint8), legal], axis=1)
-        merged += ids.shape[0] - np.unique(rows, axis=0).shape[0]
+    for states, _ in reps.levels:
+        choice = popcount(states.legal) > 1
+        legal = states.legal[choice].astype(">u8").view(np.uint8).reshape(-1, 8)
+        rows = np.concatenate([np.asarray(observe(states), dtype=np.uint8)[choice], legal], 1)
+        merged += rows.shape[0] - np.unique(rows, axis=0).shape[0]
     return merged
 
 
