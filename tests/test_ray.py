@@ -23,6 +23,7 @@ from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_apps.cli import main
 from spar_env.rules import make_rules
 from spar_train.config import ConfigError, load_config, rules_of
+from spar_train.curves import read_scalars
 from spar_train.distributed import check_address, require_ray
 from spar_train.distributed.bench import (
     TASK_NAME,
@@ -177,22 +178,15 @@ def ray_run(local_ray, tmp_path_factory):
 
 
 def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) -> None:
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     local = train(load_config(TINY, [*RAY_TINY, "ray.enabled=false"]), tmp_path)
 
     def files(run_dir: Path) -> list[str]:
         names = (p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*"))
         return sorted("events" if "tfevents" in name else name for name in names)
 
-    def tags(run_dir: Path) -> set[str]:
-        events = EventAccumulator(str(run_dir))
-        events.Reload()
-        return set(events.Tags()["scalars"])
-
     assert files(ray_run.run_dir) == files(local.run_dir)
     assert "checkpoints/update_000003.pt" in files(ray_run.run_dir)
-    assert tags(ray_run.run_dir) == tags(local.run_dir)
+    assert set(read_scalars(ray_run.run_dir)) == set(read_scalars(local.run_dir))
     assert ray_run.counters.update == 3 and set(ray_run.evaluations) == {"random", "heuristic"}
     assert "enabled = true" in (ray_run.run_dir / "config.toml").read_text()
     saved = load_checkpoint(ray_run.run_dir / "checkpoints" / "update_000003.pt")
@@ -294,17 +288,10 @@ def _assert_same_run(a: dict, b: dict, *, skip: tuple[str, ...] = ()) -> None:
 def test_a_mix_on_ray_plays_each_game_whole_on_one_worker(ray_mix_run, tmp_path: Path) -> None:
     """The run writes what a local mix run writes (its figures differ: each worker draws from
     its own generator); each worker's checkpointed games are its games of the mix."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     local = train(load_config(TINY, [*RAY_MIX, "ray.enabled=false"]), tmp_path)
 
-    def tags(run_dir: Path) -> set[str]:
-        events = EventAccumulator(str(run_dir))
-        events.Reload()
-        return set(events.Tags()["scalars"])
-
-    assert tags(ray_mix_run.run_dir) == tags(local.run_dir)
-    assert "charts/train_payoff_vs_sipa3_heuristic" in tags(local.run_dir)
+    assert set(read_scalars(ray_mix_run.run_dir)) == set(read_scalars(local.run_dir))
+    assert "charts/train_payoff_vs_sipa3_heuristic" in read_scalars(local.run_dir)
     assert ray_mix_run.counters.update == 3 and ray_mix_run.evaluations["heuristic"]["games"] == 3
     workers = _last_checkpoint(ray_mix_run.run_dir)["games"]["workers"]
     held = [sorted({key.partition("/")[0] for key in w["games"]}) for w in workers]

@@ -12,8 +12,9 @@ A run lives in ``runs/<name>/``: ``config.toml`` (the config in force, with
 the package version), the TensorBoard event files, and ``checkpoints/``.
 Every checkpoint holds all that resuming needs (the network, the optimiser,
 both generators, the counters, the pool's snapshots and the games between
-hands), so ``train(..., resume=True)`` continues exactly where the run
-stopped: the same seed gives the same weights, bit for bit, stopped or not.
+hands; :mod:`spar_train.run_state`), so ``train(..., resume=True)`` continues
+exactly where the run stopped: the same seed gives the same weights, bit for bit,
+stopped or not. Each evaluation is :mod:`spar_train.evaluate`'s.
 
 Every random choice comes from one ``np.random.Generator`` seeded by
 ``run.seed`` (deals, sampled actions, seats, minibatches); torch's generator
@@ -22,7 +23,11 @@ only initialises the network. Evaluations use their own fixed deals.
 With ``[ray] enabled`` the rollouts come from Ray actors instead
 (:mod:`spar_train.distributed.rollout`), each with its own generator seeded by the
 run's seed and its number (for a ``game.mix`` too: each game on one actor); the rest
-of the run is the same code.
+of the run is the same code. With ``rollout.overlap`` the next rollout plays in a
+worker process beside the update (:mod:`spar_train.overlap`); with ``ppo.magnet_coef``
+the update pulls toward a magnet policy (magnetic mirror descent,
+:mod:`spar_agents.ppo.update`); ``run.device`` places the learner
+(:mod:`spar_agents.ppo.device`).
 """
 
 from __future__ import annotations
@@ -38,10 +43,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from spar_agents.ppo.agent import CHECKPOINT_DIR, PPOAgent, game_signature, latest_checkpoint
+from spar_agents.ppo.agent import CHECKPOINT_DIR, latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
-from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
-from spar_agents.ppo.device import describe_device, resolve_device, to_cpu
+from spar_agents.ppo.checkpoint_names import list_checkpoints
+from spar_agents.ppo.device import describe_device, resolve_device
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import resolve
 from spar_agents.ppo.update import (
@@ -53,13 +58,13 @@ from spar_agents.ppo.update import (
     ppo_update,
 )
 from spar_env.atomic import atomic_output
-from spar_env.core import State, unpack
+from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 from spar_train.actor_from_bot import load_actor
 from spar_train.checkpoint_fit import check_fits, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
-from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
+from spar_train.evaluate import evaluate_learner, log_exploitability, tag_of
 from spar_train.finite import check_finite
 from spar_train.game_mix import (
     MixCollector,
@@ -67,8 +72,6 @@ from spar_train.game_mix import (
     evaluate_mix,
     home_game,
     is_mix,
-    mix_change,
-    mix_signature,
 )
 from spar_train.imitate import warm_start_imitation
 from spar_train.match.reward import match_table_of
@@ -77,7 +80,8 @@ from spar_train.opponent_pool import OpponentPool
 from spar_train.overlap import OverlapCollector
 from spar_train.progress import Progress, Reporter
 from spar_train.rollout import Collector, Rollout
-from spar_train.run_dir import run_folder, write_checkpoint
+from spar_train.run_dir import run_folder
+from spar_train.run_state import restore_run, save_run
 
 if TYPE_CHECKING:
     from spar_train.distributed.rollout import RayCollector, RayMixCollector
@@ -249,7 +253,7 @@ def _run(
             check_fits(saved, file, config.model.hidden, model.privileged)
             restore_checked(
                 file,
-                lambda: _restore(
+                lambda: restore_run(
                     saved,
                     config,
                     rules,
@@ -279,7 +283,7 @@ def _run(
 
         def save() -> None:
             counters.seconds = seconds_before + time.perf_counter() - begin
-            _save(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet)
+            save_run(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet)
 
         warm = config.warmstart
         imitating = bool(warm.imitate and warm.updates)
@@ -345,7 +349,7 @@ def _run(
             if evaluated:
                 result.evaluations = _evaluate(config, rules, model, writer, step)
                 if config.eval.exact:
-                    result.exploitability = _exact(rules, model, writer, step)
+                    result.exploitability = log_exploitability(rules, model, writer, step)
             if step % config.run.checkpoint_every == 0 or last or out_of_time:
                 save()
             if report is not None:
@@ -394,54 +398,10 @@ def _overlapped(collector: OverlapCollector, model: ActorCritic, pool: Any, conf
 def _evaluate(
     config: Config, rules: Ruleset, model: ActorCritic, writer: Any, step: int
 ) -> dict[str, dict[str, float]]:
-    """Duplicate-deal figures against the eval opponents, logged under ``eval/`` and ``skill/``
-    (for a ``game.mix``, per game: :func:`spar_train.game_mix.evaluate_mix`)."""
+    """Duplicate-deal figures against the eval opponents (for a ``game.mix``, per game)."""
     if is_mix(config):
         return evaluate_mix(config, model, writer, step)
-    agent = PPOAgent(rules, model, greedy=True)
-    e = config.eval
-    specs = list(e.opponents)
-    evals_done = step // e.every
-    if e.pimc_every and evals_done % e.pimc_every == 0:
-        specs.append("pimc")
-    out: dict[str, dict[str, float]] = {}
-    for spec in specs:
-        deals = e.pimc_deals if spec == "pimc" else e.deals
-        (result,) = evaluate(agent, rules, [spec], deals, e.seed).values()
-        tag = tag_of(spec)
-        writer.add_scalar(f"eval/payoff_vs_{tag}", result.mean_payoff, step)
-        writer.add_scalar(f"eval/payoff_vs_{tag}_ci95", result.ci95, step)
-        figures = {"mean_payoff": result.mean_payoff, "ci95": result.ci95}
-        skills = {
-            "kept_low_card": result.low_card_kept,
-            "won_last_with_low_card": result.low_card_wins,
-            "won_trick_before_last": result.before_last_wins,
-        }
-        for name, value in skills.items():
-            if value is not None:
-                writer.add_scalar(f"skill/{name}_vs_{tag}", value, step)
-                figures[name] = value
-        out[spec] = figures
-    for spec, match in log_match_evaluations(config, agent, rules, writer, step).items():
-        out[spec].update(match)
-    writer.flush()
-    return out
-
-
-def _exact(rules: Ruleset, model: ActorCritic, writer: Any, step: int) -> float:
-    """The exact exploitability of the policy the learner samples from (not the greedy one the
-    duplicate deals play), read back into the game's tree; logged as ``eval/exploitability``."""
-    from spar_agents.cfr.readback import cached_representatives, exact_exploitability
-    from spar_agents.ppo.agent import policy_probs
-    from spar_env.observation.per_game import encode
-
-    def policy(states: State) -> np.ndarray:
-        return policy_probs(model, encode(states, states.current_player), states.legal_mask())
-
-    value = exact_exploitability(cached_representatives(rules), policy)
-    writer.add_scalar("eval/exploitability", value, step)
-    writer.flush()
-    return value
+    return evaluate_learner(config, rules, model, writer, step)
 
 
 def _hparam_table(config: Config) -> str:
@@ -452,54 +412,3 @@ def _hparam_table(config: Config) -> str:
         else:
             rows.append(f"| {section} | {values} |")
     return "\n".join(rows)
-
-
-# ----- checkpoints -------------------------------------------------------------------
-def _save(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet) -> None:
-    folder = run_dir / CHECKPOINT_DIR
-    payload = {
-        "game": mix_signature(config) if is_mix(config) else game_signature(collector.rules),
-        "model": {"hidden": list(config.model.hidden), "privileged": model.privileged},
-        "weights": to_cpu(model.state_dict()),  # device-free: it resumes on any device
-        "optimizer": to_cpu(optimizer.state_dict()),
-        "rng": rng.bit_generator.state,
-        "torch_rng": torch.get_rng_state(),
-        "counters": vars(counters).copy(),
-        "pool": pool.snapshots,
-        "games": collector.state_dict(),
-        "config": config.to_dict(),
-    }
-    if magnet is not None:
-        payload["magnet"] = to_cpu(magnet.state_dict())
-    write_checkpoint(folder / checkpoint_name(counters.update), payload, run_dir)
-    for old in list_checkpoints(folder)[: -config.run.keep_checkpoints]:
-        old.unlink()
-
-
-def _restore(
-    saved, config, rules, model, optimizer, rng, pool, collector, counters, magnet
-) -> None:
-    from spar_agents.ppo.agent import check_game
-    from spar_agents.ppo.checkpoint import CheckpointError
-    from spar_agents.signature import describe
-
-    if is_mix(config):  # a mix run's identity is its mix: the checkpoint must hold the same one
-        changed = mix_change(saved.get("config", {}), config)
-        if changed or saved["game"] != mix_signature(config):
-            raise CheckpointError(
-                f"the checkpoint was trained on the mix of {describe(saved['game'])}, and the "
-                f"run's config.toml has changed it ({changed or 'other games'}): a resumed run "
-                "keeps its games; start a new run for another mix"
-            )
-    else:
-        check_game(saved["game"], rules, "the checkpoint")
-    model.load_state_dict(saved["weights"])
-    optimizer.load_state_dict(saved["optimizer"])
-    if magnet is not None:
-        magnet.load_state_dict(saved["magnet"])
-    rng.bit_generator.state = saved["rng"]
-    torch.set_rng_state(saved["torch_rng"])
-    for key, value in saved["counters"].items():
-        setattr(counters, key, value)
-    pool.load_snapshots(saved["pool"])
-    collector.load_state_dict(saved["games"])
