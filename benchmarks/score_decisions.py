@@ -41,6 +41,7 @@ def compare(spec: str, deals: int, scores: list[int], other: list[int], seed: in
         tables.append((state, History(state)))
     rng = np.random.default_rng(seed)
     choices = differ = 0
+    moved = 0.0  # the total variation between the two policies, summed over those decisions
     example = None
     (first, first_history), (second, second_history) = tables
     while not first.terminated.all():
@@ -51,6 +52,7 @@ def compare(spec: str, deals: int, scores: list[int], other: list[int], seed: in
         changed = choice & (a.actions != b.actions)
         choices += int(choice.sum())
         differ += int(changed.sum())
+        moved += float(0.5 * np.abs(a.probs - b.probs)[choice].sum())
         if example is None and changed.any():
             k = int(np.flatnonzero(changed)[0])
             example = _describe(rules, first, first_history, int(games[k]), a, b, k)
@@ -66,6 +68,7 @@ def compare(spec: str, deals: int, scores: list[int], other: list[int], seed: in
         "decisions_with_a_choice": choices,
         "decided_otherwise": differ,
         "share": differ / max(choices, 1),
+        "mean_policy_shift": moved / max(choices, 1),
         "example": example,
     }
 

@@ -275,6 +275,31 @@ def test_the_match_reward_is_refused_where_it_cannot_be_read(tmp_path, capsys) -
         one_line(status, err, named)
     status, _, err = cli(capsys, "train", TINY, "--runs-dir", tmp_path, "--set", "ppo.reward=win")
     one_line(status, err, "ppo.reward", "hand or match")
+    for starts, named in (("0.5", "unless ppo.reward = match"), ("1.5", "a share from 0 to 1")):
+        status, _, err = cli(capsys, "train", TINY, "--runs-dir", tmp_path,
+                             "--set", f"ppo.match_starts={starts}")  # fmt: skip
+        one_line(status, err, "ppo.match_starts", named)
+
+
+def test_random_starts_begin_that_share_of_sessions_below_the_target() -> None:
+    """``ppo.match_starts``: new sessions start at scores drawn below the target, in about
+    that share of the games, and the sessions still play to the target."""
+    from spar_train.match.reward import match_reward_table
+    from spar_train.rollout import Collector
+
+    rules = make_rules("spar", players=4, end="target:10")
+    table = match_reward_table(rules, "heuristic", 50, seed=0)
+    plain = Collector(rules, 2000, np.random.default_rng(0), match_table=table)
+    assert not plain.state.scores.any()
+    mixed = Collector(rules, 2000, np.random.default_rng(0), match_table=table, random_starts=0.5)
+    scores = mixed.state.scores
+    started = scores.any(axis=1)
+    assert 0.45 < started.mean() < 0.55  # a random start is all zeros with chance 1e-4
+    assert scores.min() == 0 and scores.max() == 9  # every score below the target, none at it
+    whole = Collector(rules, 200, np.random.default_rng(1), match_table=table, random_starts=1.0)
+    whole.state.session_over[:] = True  # the next deal starts new sessions everywhere
+    whole._deal_next(np.random.default_rng(2))
+    assert whole.state.scores.any(axis=1).all() and not whole.state.session_over.any()
 
 
 def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network() -> None:

@@ -136,7 +136,10 @@ def _check_match_reward(c: Config) -> None:
 
     p = c.ppo
     _require(p.reward in REWARDS, "ppo.reward", " or ".join(REWARDS), p.reward)
+    _require(0 <= p.match_starts <= 1, "ppo.match_starts", "a share from 0 to 1", p.match_starts)
     if p.reward != "match":
+        _require(p.match_starts == 0, "ppo.match_starts", "0 unless ppo.reward = match",
+                 p.match_starts)  # fmt: skip
         return
     _require_spec("ppo.match_model", p.match_model)
     _require(p.match_deals >= 1, "ppo.match_deals", "at least 1", p.match_deals)

@@ -277,6 +277,7 @@ class MixCollector(MixRollouts):
                 rng,
                 view=view_for(every[i].rules),
                 match_table=match_table_of(config, every[i].rules),
+                random_starts=config.ppo.match_starts,
             )  # fmt: skip
             for i in picked
         ]

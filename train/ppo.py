@@ -166,7 +166,8 @@ def make_collector(
                             name=config.run.name, precision=precision)  # fmt: skip
     return Collector(rules, config.rollout.games, rng,
                      precision=resolve(config.rollout.precision, device),
-                     match_table=match_table_of(config, rules))  # fmt: skip
+                     match_table=match_table_of(config, rules),
+                     random_starts=config.ppo.match_starts)  # fmt: skip
 
 
 # ----- the run -----------------------------------------------------------------------

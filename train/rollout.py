@@ -167,11 +167,14 @@ class Collector:
         view: UniversalView | None = None,
         precision: Precision = "float32",
         match_table: EquityTable | None = None,
+        random_starts: float = 0.0,
     ) -> None:
         self.rules = rules
         self.match_table = match_table  # pay each hand's change of match equity instead
+        self.random_starts = random_starts  # ppo.match_starts: sessions begun at random scores
         self.precision = precision
         self.state = core.reset(rules, games, rng)
+        self._score_starts(np.arange(games), rng)
         self.history = History(self.state)
         self.encoder: Encoder | UniversalView = view or Encoder(layout_for(rules))
         self.view = view
@@ -370,6 +373,16 @@ class Collector:
         over = state.session_over.copy()  # start_sessions clears it
         if over.any():
             core.start_sessions(state, np.flatnonzero(over), rng)
+            self._score_starts(np.flatnonzero(over), rng)
         if (~over).any():
             core.next_hand(state, np.flatnonzero(~over), rng)
         self.history.clear()
+
+    def _score_starts(self, games: np.ndarray, rng: np.random.Generator) -> None:
+        """Start a ``random_starts`` share of the new sessions in ``games`` at random scores,
+        each seat's uniform below the target (the scores alone: the deal does not read them)."""
+        if self.random_starts <= 0:
+            return  # no draws, so the default runs keep their streams
+        target = self.rules.end_value or 0
+        picked = games[rng.random(games.size) < self.random_starts]
+        self.state.scores[picked] = rng.integers(0, target, (picked.size, self.rules.players))

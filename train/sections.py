@@ -102,6 +102,9 @@ class PPOSection:
     reward: str = "hand"
     match_model: str = "onnx:universal"  # whose self-play gives the match reward's hand model
     match_deals: int = 1000  # deals (each dealt by every seat) that estimate that model
+    # The share of new sessions that start at random scores (each seat's drawn uniformly below
+    # the target), so that more hands are played where the score changes the right card.
+    match_starts: float = 0.0
     train_forced: bool = False  # also learn from decisions with one legal action
 
 
