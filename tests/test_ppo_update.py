@@ -104,6 +104,18 @@ def test_in_bfloat16_the_update_takes_nearly_the_reference_steps() -> None:
     assert max(_gap(after, reference)) > 1e-5  # another arithmetic indeed
 
 
+def test_a_one_row_last_minibatch_leaves_the_update_finite() -> None:
+    """A batch one row longer than its minibatches: the last minibatch's advantages have no
+    spread to normalise by, and the update still ends finite (it had diverged with NaN)."""
+    torch.manual_seed(0)
+    model = ActorCritic(np.full(OBS, 3.0), ACTIONS, (16, 16), privileged=EXTRA)
+    batch = _batch(np.random.default_rng(0))
+    settings = PPOSettings(epochs=2, minibatch_size=ROWS - 1)
+    stats = ppo_update(model, make_optimizer(model, 3e-3), batch, settings, np.random.default_rng(1))
+    assert all(np.isfinite(v) for v in stats.values())
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
 def test_precision_settings() -> None:
     native = "bfloat16" if precision.native_bfloat16() else "float32"
     assert precision.resolve("auto") == native

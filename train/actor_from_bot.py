@@ -4,7 +4,8 @@ An exported bot (:mod:`spar_agents.export`) holds its actor's weights as the
 ONNX graph's initializers, under the names of the network's own parameters
 (``model.actor.0.weight``, ...). A run that fine-tunes a shipped bot (for
 example on the match reward) copies them into its actor, so it starts from
-the bot's very policy; the critic, which no bot carries, starts fresh (the
+the bot's very policy (a network with ``model.score_inputs`` starts them at zero
+weight, so the same policy); the critic, which no bot carries, starts fresh (the
 warm start's imitation of the same bot then teaches it the values). The file
 is read with :mod:`onnx` alone: nothing is unpickled.
 """
@@ -18,6 +19,7 @@ import torch
 from onnx import load, numpy_helper
 
 from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.score_inputs import WIDTH as SCORE_WIDTH
 from spar_agents.shipped import resolve_bot
 
 PREFIX = "model."  # the exporter wraps the network in a module named model
@@ -39,6 +41,10 @@ def load_actor(model: ActorCritic, bot: str | os.PathLike) -> None:
         for i in graph.initializer
         if i.name.startswith(PREFIX)
     }
+    first = found.get("actor.0.weight")
+    if model.score_inputs is not None and first is not None and first.shape[1] == model.obs_size:
+        # A bot without score inputs: they start unread (zero weights), so the policy is the bot's.
+        found["actor.0.weight"] = np.hstack([first, np.zeros((first.shape[0], SCORE_WIDTH))])
     wanted = {k: v for k, v in model.state_dict().items() if k.startswith("actor.")}
     wanted["obs_scale"] = model.obs_scale
     for name, tensor in wanted.items():

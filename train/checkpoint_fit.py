@@ -19,7 +19,7 @@ KEYS = ("game", "model", "weights", "optimizer", "rng", "torch_rng", "counters",
 COUNTERS = {"update": int, "decisions": int, "seconds": float, "warm_started": bool}
 
 
-def check_fits(saved: dict[str, Any], file: Path, hidden: list[int], privileged: int) -> None:
+def check_fits(saved: dict[str, Any], file: Path, spec: dict[str, Any]) -> None:
     """Raise :class:`CheckpointError` unless ``saved`` holds a run of this network's shape."""
     missing = [k for k in KEYS if k not in saved]
     if missing:
@@ -27,11 +27,12 @@ def check_fits(saved: dict[str, Any], file: Path, hidden: list[int], privileged:
     model, counters = saved["model"], saved["counters"]
     if not isinstance(model, dict) or not isinstance(counters, dict):
         raise CheckpointError(f"{file}: not a checkpoint of a PPO run (model or counters broken)")
-    if model.get("hidden") != list(hidden) or model.get("privileged") != privileged:
+    if model != spec:
         raise CheckpointError(
             f"{file}: a checkpoint of a network with hidden {model.get('hidden')} "
-            f"(privileged {model.get('privileged')}); this run's is {list(hidden)} "
-            f"(privileged {privileged})"
+            f"(privileged {model.get('privileged')}, score inputs {bool(model.get('score_inputs'))}); "
+            f"this run's is {spec['hidden']} (privileged {spec['privileged']}, "
+            f"score inputs {bool(spec.get('score_inputs'))})"
         )
     for key, kind in COUNTERS.items():
         if key not in counters:

@@ -93,6 +93,8 @@ def check(c: Config) -> None:
         "a list of positive layer widths",
         c.model.hidden,
     )
+    _require(not c.model.score_inputs or bool(c.game.mix), "model.score_inputs",
+             "false unless game.mix is set (they read observation v2)", True)  # fmt: skip
     mix = c.pool.mix
     _require(bool(mix), "pool.mix", "a table of shares", mix)
     for who, share in mix.items():

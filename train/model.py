@@ -26,7 +26,8 @@ def build_model(config: Config, rules: Ruleset, device: torch.device | None = No
         from spar_env.observation.universal import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIGH
 
         extra = HIDDEN_V2 if config.model.privileged_critic else 0
-        model = ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, tuple(config.model.hidden), extra)
+        model = ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, tuple(config.model.hidden), extra,
+                            score_inputs=config.model.score_inputs)  # fmt: skip
     else:
         hidden = tuple(config.model.hidden)
         privileged = (

@@ -81,7 +81,7 @@ from spar_train.overlap import OverlapCollector
 from spar_train.progress import Progress, Reporter
 from spar_train.rollout import Collector, Rollout
 from spar_train.run_dir import run_folder
-from spar_train.run_state import restore_run, save_run
+from spar_train.run_state import model_spec, restore_run, save_run
 
 if TYPE_CHECKING:
     from spar_train.distributed.rollout import RayCollector, RayMixCollector
@@ -251,7 +251,7 @@ def _run(
         if resume:
             file = latest_checkpoint(run_dir)
             saved = load_checkpoint(file)
-            check_fits(saved, file, config.model.hidden, model.privileged)
+            check_fits(saved, file, model_spec(config.model.hidden, model))
             restore_checked(
                 file,
                 lambda: restore_run(

@@ -10,13 +10,25 @@ and puts each piece back, so the run goes on bit for bit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from spar_agents.ppo.agent import CHECKPOINT_DIR, game_signature
 from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from spar_agents.ppo.device import to_cpu
+from spar_agents.ppo.network import ActorCritic
 from spar_train.game_mix import is_mix, mix_change, mix_signature
 from spar_train.run_dir import write_checkpoint
+
+
+def model_spec(hidden: list[int], model: ActorCritic) -> dict[str, Any]:
+    """The network's shape as a checkpoint records it (``score_inputs`` only where on, so
+    the checkpoints of other runs keep their bytes)."""
+    spec: dict[str, Any] = {"hidden": list(hidden), "privileged": model.privileged}
+    if model.score_inputs is not None:
+        spec["score_inputs"] = True
+    return spec
 
 
 def save_run(run_dir, config, model, optimizer, rng, pool, collector, counters, magnet) -> None:
@@ -25,7 +37,7 @@ def save_run(run_dir, config, model, optimizer, rng, pool, collector, counters, 
     folder = run_dir / CHECKPOINT_DIR
     payload = {
         "game": mix_signature(config) if is_mix(config) else game_signature(collector.rules),
-        "model": {"hidden": list(config.model.hidden), "privileged": model.privileged},
+        "model": model_spec(config.model.hidden, model),
         "weights": to_cpu(model.state_dict()),  # device-free: it resumes on any device
         "optimizer": to_cpu(optimizer.state_dict()),
         "rng": rng.bit_generator.state,

@@ -112,6 +112,9 @@ class PPOSection:
 class ModelSection:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # widths of the hidden layers
     privileged_critic: bool = True  # the critic also sees the other hands (training only)
+    # Also read the points each seat still needs to win a target session, as 0/1 inputs
+    # (spar_agents.ppo.score_inputs; a game mix's network only)
+    score_inputs: bool = False
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,19 @@ def actor_layers(model: onnx.ModelProto, where: str) -> list[tuple[np.ndarray, n
         (layer["weight"].astype(np.float32), layer["bias"].astype(np.float32)) for layer in layers
     ]
     w, b = out[0]
+    if w.shape[1] != scale.shape[0]:
+        raise BotError(f"{where}: its network reads inputs of its own beside the observation")
     out[0] = (w * scale.astype(np.float32)[None, :], b)  # the input scaling, folded in
     return out
+
+
+def reads_own_inputs(model: onnx.ModelProto) -> bool:
+    """Whether an exported actor computes inputs of its own from the observation (score
+    inputs, :mod:`spar_agents.ppo.score_inputs`): its first layer is wider than the
+    observation, and :func:`specialise` cannot fold it, so the bot plays through v2."""
+    sizes = {t.name: list(t.dims) for t in model.graph.initializer}
+    scale, first = sizes.get("model.obs_scale"), sizes.get("model.actor.0.weight")
+    return scale is not None and first is not None and first[1] != scale[0]
 
 
 def fold_first_layer(

@@ -76,6 +76,7 @@ def model_from(checkpoint: dict[str, Any]) -> ActorCritic:
         actions,
         hidden=tuple(spec["hidden"]),
         privileged=int(spec["privileged"]),
+        score_inputs=bool(spec.get("score_inputs", False)),
     )
     model.load_state_dict(checkpoint["weights"])
     model.eval()

@@ -21,6 +21,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from spar_agents.ppo.score_inputs import WIDTH as SCORE_WIDTH
+from spar_agents.ppo.score_inputs import ScoreInputs
+from spar_env.observation.universal import OBS_V2_SIZE
+
 ILLEGAL_LOGIT = -1e9
 
 
@@ -65,7 +69,11 @@ class ActorCritic(nn.Module):
         num_actions: size of the action space (cards, plus KEEP/EXCHANGE).
         hidden: widths of the hidden layers of each network.
         privileged: width of the critic's extra input (0: none).
+        score_inputs: also read the points each seat still needs
+            (:mod:`spar_agents.ppo.score_inputs`; observation v2 only).
     """
+
+    obs_scale: torch.Tensor
 
     def __init__(
         self,
@@ -73,6 +81,7 @@ class ActorCritic(nn.Module):
         num_actions: int,
         hidden: Sequence[int] = (256, 256),
         privileged: int = 0,
+        score_inputs: bool = False,
     ) -> None:
         super().__init__()
         scale = 1.0 / np.maximum(np.asarray(obs_high, dtype=np.float32), 1.0)
@@ -80,8 +89,12 @@ class ActorCritic(nn.Module):
         self.obs_size = int(scale.shape[0])
         self.num_actions = int(num_actions)
         self.privileged = int(privileged)
-        self.actor = mlp(self.obs_size, hidden, self.num_actions, out_gain=0.01)
-        self.critic = mlp(self.obs_size + self.privileged, hidden, 1, out_gain=1.0)
+        self.score_inputs = ScoreInputs() if score_inputs else None
+        if score_inputs and self.obs_size != OBS_V2_SIZE:
+            raise ValueError("score inputs read observation v2 (a game mix's network)")
+        self.actor_width = self.obs_size + (SCORE_WIDTH if score_inputs else 0)
+        self.actor = mlp(self.actor_width, hidden, self.num_actions, out_gain=0.01)
+        self.critic = mlp(self.actor_width + self.privileged, hidden, 1, out_gain=1.0)
 
     @property
     def device(self) -> torch.device:
@@ -93,12 +106,16 @@ class ActorCritic(nn.Module):
         return torch.from_numpy(array).to(self.device)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
-        return obs.to(torch.float32) * self.obs_scale
+        """``float [G, actor_width]``: the scaled observation, then any score inputs."""
+        x = obs.to(torch.float32) * self.obs_scale
+        if self.score_inputs is None:
+            return x
+        return torch.cat([x, self.score_inputs(obs)], dim=-1)
 
     def critic_input(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
-        """``float [G, D + E]``: the features, then the privileged extra input if any.
+        """``float [G, W + E]``: the features, then the privileged extra input if any.
 
-        Its first ``D`` columns are the actor's input, so a learner converts the
+        Its first ``W`` (:attr:`actor_width`) columns are the actor's input, so a learner converts the
         observations once and feeds both networks from this one tensor.
         """
         x = self.features(obs)
@@ -121,5 +138,5 @@ class ActorCritic(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Both heads from :meth:`critic_input`'s tensor: masked logits ``[G, A]``
         (``illegal`` is the mask's complement) and values ``[G]``."""
-        logits = self.actor(inputs[:, : self.obs_size]).masked_fill(illegal, ILLEGAL_LOGIT)
+        logits = self.actor(inputs[:, : self.actor_width]).masked_fill(illegal, ILLEGAL_LOGIT)
         return logits, self.critic(inputs).squeeze(-1)

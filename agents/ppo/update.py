@@ -188,14 +188,15 @@ def _minibatch_step(
         logits, value = model.logits_and_value(rows.inputs, rows.illegal)
         if s.magnet_coef > 0:
             with torch.no_grad():
-                pull = magnet.actor(rows.inputs[:, : model.obs_size])  # type: ignore[union-attr]
+                pull = magnet.actor(rows.inputs[:, : model.actor_width])  # type: ignore[union-attr]
     logits, value = logits.float(), value.float()  # no-ops in float32
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(1, rows.actions).squeeze(1)
     log_ratio = logp - rows.logp
     ratio = log_ratio.exp()
     adv = rows.advantages
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    # A one-row tail minibatch has no spread to scale by (its std is NaN): no policy step.
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8) if adv.numel() > 1 else torch.zeros_like(adv)
     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip, 1 + s.clip)).mean()
 
     target = rows.returns
