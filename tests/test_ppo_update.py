@@ -111,7 +111,9 @@ def test_a_one_row_last_minibatch_leaves_the_update_finite() -> None:
     model = ActorCritic(np.full(OBS, 3.0), ACTIONS, (16, 16), privileged=EXTRA)
     batch = _batch(np.random.default_rng(0))
     settings = PPOSettings(epochs=2, minibatch_size=ROWS - 1)
-    stats = ppo_update(model, make_optimizer(model, 3e-3), batch, settings, np.random.default_rng(1))
+    stats = ppo_update(
+        model, make_optimizer(model, 3e-3), batch, settings, np.random.default_rng(1)
+    )
     assert all(np.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in model.parameters())
 
