@@ -302,9 +302,14 @@ def test_random_starts_begin_that_share_of_sessions_below_the_target() -> None:
     assert whole.state.scores.any(axis=1).all() and not whole.state.session_over.any()
 
 
-def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network() -> None:
-    """``warmstart.actor``: the network then plays the bot's very policy; a network of
-    another shape is refused, naming the part that differs."""
+@pytest.mark.parametrize("score_inputs", [False, True])
+def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
+    score_inputs: bool,
+) -> None:
+    """``warmstart.actor``: the network then plays the bot's very policy (with
+    ``model.score_inputs``, which the bot lacks, they start at zero weight: the same policy
+    where every one of them is on); a network of another shape is refused, naming the part
+    that differs."""
     from spar_agents import make_agent
     from spar_agents.ppo.agent import PPOAgent
     from spar_env.core import reset
@@ -316,12 +321,17 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network() -> No
     from spar_train.sections import rules_of
     from spar_train.tournament import draw_deals
 
-    config = load_config(Path(__file__).parents[1] / "configs" / "ppo_spar_match.toml")
+    config = load_config(
+        Path(__file__).parents[1] / "configs" / "ppo_spar_match.toml",
+        [f"model.score_inputs={str(score_inputs).lower()}"],
+    )
     rules = make_rules("spar")
     model = build_model(config, rules)
     load_actor(model, "universal")
     decks, dealers = draw_deals(rules, 0, 0, 64)
     state = reset(rules, 64, np.random.default_rng(0), decks=decks, dealers=dealers)
+    if score_inputs:
+        state.scores[:] = 9  # every seat one point from the target: every score input on
     situation = Situation(state, History(state), np.arange(64))
     learner = PPOAgent(rules, model, greedy=True, universal=True)
     bot = make_agent("onnx:universal", rules)

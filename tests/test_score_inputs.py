@@ -43,34 +43,15 @@ def test_the_inputs_say_who_wins_the_match_with_a_hand_of_one_two_or_three_point
     assert not _inputs(stones, [9, 8, 0, 7], seat=0).any()  # no target, no inputs
 
 
-def test_a_network_with_score_inputs_starts_from_a_bot_as_that_bot_plays() -> None:
-    """``warmstart.actor`` from a bot without score inputs gives them zero weight: at the
-    scores where they are on, the network plays the bot's very policy."""
-    from spar_agents import make_agent
-    from spar_agents.ppo.agent import PPOAgent
-    from spar_train.actor_from_bot import load_actor
-    from spar_train.model import build_model
-
-    config = load_config(ROOT / "configs" / "ppo_spar_match.toml", ["model.score_inputs=true"])
-    rules = make_rules("spar")
-    model = build_model(config, rules)
-    load_actor(model, "universal")
-    state = reset(rules, 64, np.random.default_rng(0))
-    state.scores[:] = 9  # every seat one point from the target: every input on
-    situation = Situation(state, History(state), np.arange(64))
-    learner = PPOAgent(rules, model, greedy=True, universal=True)
-    bot = make_agent("onnx:universal", rules)
-    rng = np.random.default_rng(0)
-    np.testing.assert_allclose(
-        learner.act(situation, rng).probs, bot.act(situation, rng).probs, atol=1e-5
-    )
-
-
 def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_path) -> None:
     """A tiny mix run with score inputs: its exported bot computes them itself (so it plays
     through observation v2) and agrees with the checkpoint; a run of another network does
     not resume from its checkpoint."""
+    import onnx
+
     from spar_agents import make_agent
+    from spar_agents.export.metadata import BotError
+    from spar_agents.export.specialise import specialise
     from spar_agents.export.writer import export_checkpoint
     from spar_agents.ppo.agent import latest_checkpoint
     from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
@@ -89,6 +70,8 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
     rules = make_rules("spar", players=4)
     onnx_agent = make_agent(f"onnx:{bot}", rules)
     assert onnx_agent.game_session is None  # score inputs: played through v2, not specialised
+    with pytest.raises(BotError, match="reads inputs of its own"):
+        specialise(onnx.load(bot), view_for(rules), str(bot))
     state = reset(rules, 32, np.random.default_rng(1))
     state.scores[:] = [9, 3, 8, 0]
     situation = Situation(state, History(state), np.arange(32))
