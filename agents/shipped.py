@@ -30,6 +30,7 @@ CARD_SUFFIX = ".json"
 CONFIG_SUFFIX = ".toml"
 DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
 UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
+TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned toward equilibrium for 2-player spar
 DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 
 
@@ -54,7 +55,7 @@ def _shipped(package: str, suffix: str, name: str, what: str) -> Path:
 
 
 def bot_names() -> list[str]:
-    """The names of the shipped bots, sorted: ``["spar4"]``."""
+    """The names of the shipped bots, sorted: ``["spar2", "spar4", "universal"]``."""
     return _names(BOTS_PACKAGE, BOT_SUFFIX)
 
 
@@ -69,9 +70,11 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
 
 def default_bots() -> list[str]:
     """The shipped bots ``spar play`` and ``spar serve`` seat, in order of preference: the
-    universal bot (it plays 49 games, and 4-player spar better than the specialist), then
-    the specialist of the default game."""
-    return [name for name in (UNIVERSAL_BOT, DEFAULT_BOT) if name in bot_names()]
+    two-player bot where it plays (2-player spar: it beats the universal bot there, and is
+    harder to exploit), then the universal bot (it plays 49 games, and 4-player spar better
+    than the specialist), then the specialist of the default game."""
+    preferred = (TWO_PLAYER_BOT, UNIVERSAL_BOT, DEFAULT_BOT)
+    return [name for name in preferred if name in bot_names()]
 
 
 def default_bot_specs() -> list[str]:

@@ -9,8 +9,9 @@ Each cell is one command (printed with ``--commands``):
 
 - against ``heuristic``: ``spar bench AGENT heuristic ...`` (one agent, the other seats
   ``heuristic``), the agent's mean payoff per hand;
-- against the shipped bot: the same with ``onnx:universal`` (the bot ``spar play``
-  seats, for 2 and for 4 players) in the other seats;
+- against the universal bot: the same with ``onnx:universal`` (the bot ``spar play``
+  seats in 4-player spar; in 2-player spar it seats ``onnx:spar2``, a row here) in the
+  other seats;
 - approximate exploitability: ``spar exploit AGENT`` with a fixed budget (by default 30
   minutes on one thread, after imitating the shipped bot: ``--warm-start``), the best
   response's payoff per hand on fresh deals (:mod:`spar_train.exploit`).
@@ -32,10 +33,18 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-BOT = "onnx:universal"  # the shipped bot that spar play seats, in both games
+BOT = "onnx:universal"  # the reference bot of both tables (spar play seats it at 4 players)
 AGENTS = {
     4: ["random", "heuristic", "pimc", "onnx:spar4", BOT, "search"],
-    2: ["random", "heuristic", "pimc", BOT, "cfr:runs/mccfr_spar2/policy.npz", "search"],
+    2: [
+        "random",
+        "heuristic",
+        "pimc",
+        BOT,
+        "onnx:spar2",
+        "cfr:runs/mccfr_spar2/policy.npz",
+        "search",
+    ],
 }
 COLUMNS = ("vs heuristic", "vs the shipped bot", "approx. exploitability")
 WARM_START = BOT  # the best response first imitates the shipped bot

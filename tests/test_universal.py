@@ -238,12 +238,15 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
     meta = load_session(SHIPPED_UNIVERSAL, "bot").get_modelmeta().custom_metadata_map
     games = signature_of(meta, "bot")["games"]
     assert len(games) == len(GAMES) + 5  # every play preset and count, and the spar options
+    two_player_spar = {"variant": "spar", "players": 2, "options": {}}
     for game in games:
         rules = rules_of({"games": [game]})
         spec, note = _default_spec(rules)
-        assert (spec, note) == ("onnx:universal", None), game
+        seated = "onnx:spar2" if game == two_player_spar else "onnx:universal"
+        assert (spec, note) == (seated, None), game
     for end in ("target:20", "stones:30", "hands:5"):  # a covered game, to any end
         assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:universal"
+        assert _default_spec(make_rules("spar", players=2, end=end))[0] == "onnx:spar2"
     assert _default_spec(make_rules("spar", players=4, last_two="bonus"))[0] == "heuristic"
 
 
@@ -320,6 +323,8 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
         ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
         ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
+        ({"variant": "spar", "players": 2}, "onnx:spar2"),  # the two-player bot, where it plays
+        ({"variant": "spar", "players": 2, "end": "target:15"}, "onnx:spar2"),
     ):
         setup = lobby.setup({**form, "opponents": "shipped"})
         assert setup.note is None and setup.lineup == f"the shipped bot ({spec})", form
@@ -335,7 +340,7 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     import sys
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    import universal_card
+    import bot_card
     import universal_table
 
     from spar_apps.cli import main
@@ -348,7 +353,7 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     assert main([*argv, "--json"]) == 0
     (tmp_path / "bench.json").write_text(capsys.readouterr().out)
     card_file = tmp_path / "card.json"
-    universal_card.main(["--run", str(run), "--bot", str(bot), "--table", str(tmp_path / "table.json"),
+    bot_card.main(["--run", str(run), "--bot", str(bot), "--table", str(tmp_path / "table.json"),
                          "--bench", f"heuristic={tmp_path / 'bench.json'}", "--machine", "here",
                          "--out", str(card_file)])  # fmt: skip
     card = json.loads(card_file.read_text())
@@ -358,6 +363,37 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     entry = card["bench"]["heuristic"]
     assert entry["command"] == "spar " + " ".join(argv)  # the command that gives the figure
     assert entry["mean_payoff"] == pytest.approx(rows[0]["mean_payoff"], abs=1e-4)
+
+
+def test_the_card_of_a_bot_without_a_table_carries_its_best_responses_figure(
+    universal_bot, tmp_path, capsys
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bot_card
+
+    from spar_apps.cli import main
+
+    run, bot = universal_bot
+    tiny = ["--set", "rollout.games=64", "--set", "model.hidden=16,16", "--set", "eval.deals=20",
+            "--set", "ppo.minibatch_size=256", "--set", "warmstart.updates=1",
+            "--set", "warmstart.games=64"]  # fmt: skip
+    argv = ["exploit", f"onnx:{bot}", "--variant", "spar", "--players", "3", "--updates", "1",
+            "--warm-start", "heuristic", "--deals", "20", "--deals-seed", "1", "--seed", "0"]  # fmt: skip
+    assert main([*argv, *tiny, "--runs-dir", str(tmp_path / "runs"), "--name", "br"]) == 0
+    capsys.readouterr()
+    found = json.loads((tmp_path / "runs" / "br" / "exploit.json").read_text())
+    card_file = tmp_path / "card.json"
+    bot_card.main(["--run", str(run), "--bot", str(bot), "--exploit", str(tmp_path / "runs" / "br"),
+                   "--out", str(card_file)])  # fmt: skip
+    card = json.loads(card_file.read_text())
+    assert "table" not in card and card["bench"] == {}
+    entry = card["exploitability"]
+    assert entry["command"] == "spar " + " ".join(argv)  # the command that gives the figure
+    assert entry["mean_payoff"] == pytest.approx(found["mean_payoff"], abs=1e-4)
+    assert entry["updates"] == 1 and entry["deals"] == 20
+    assert capsys.readouterr().out.endswith(f"a best response wins {entry['mean_payoff']:+.3f}\n")
 
 
 def test_the_game_graph_masks_illegal_actions_as_the_network_does() -> None:

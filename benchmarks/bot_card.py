@@ -1,6 +1,7 @@
-"""The card of a universal bot (``checkpoints/universal.json``), from its run and its benchmarks.
+"""The card of a shipped bot (``checkpoints/NAME.json``), from its run and its benchmarks.
 
-Every figure comes from a file a command wrote, and the card names that command::
+Every figure comes from a file a command wrote, and the card names that command. The
+universal bot's card::
 
     spar export runs/universal --out checkpoints/universal.onnx
     python benchmarks/universal_table.py --bot checkpoints/universal.onnx --deals 20000 --json table.json
@@ -9,13 +10,21 @@ Every figure comes from a file a command wrote, and the card names that command:
     spar bench onnx:checkpoints/universal.onnx pimc pimc pimc --variant spar --players 4 \\
         --deals 4000 --seed 0 --json > pimc.json
     python benchmarks/onnx_speed.py --bot checkpoints/universal.onnx --game spar4 --json speed.json
-    python benchmarks/universal_card.py --run runs/universal --bot checkpoints/universal.onnx \\
+    python benchmarks/bot_card.py --run runs/universal --bot checkpoints/universal.onnx \\
         --table table.json --bench specialist=specialist.json --bench pimc=pimc.json \\
         --speed speed.json --machine "2-core VM, CPU only" --out checkpoints/universal.json
 
+The two-player bot's card (``spar2``, the magnetic-mirror-descent fine-tune) has no table of
+games but a best response's figure (``spar exploit ... --json``, or the run's ``exploit.json``)::
+
+    python benchmarks/bot_card.py --run runs/mmd_spar2 --bot checkpoints/spar2.onnx \\
+        --bench universal=universal.json --bench heuristic=heuristic.json \\
+        --exploit runs/exploit_mmd_spar2 --machine "2-core VM, CPU only" --out checkpoints/spar2.json
+
 It reads the run's last checkpoint (its config, update, learner decisions and
 minutes), the bot's metadata (the games it covers) and the JSON of each
-benchmark, and writes the card atomically.
+benchmark, and writes the card atomically. The run was trained by the shipped config
+``configs/ppo_<run name>.toml`` (the shipped configs are named so).
 """
 
 from __future__ import annotations
@@ -32,7 +41,8 @@ from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.signature import covered_text
 from spar_env.atomic import atomic_output
-from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE
+from spar_train.config import load_config
+from spar_train.exploit import UNLIMITED_UPDATES
 
 
 def bench_entry(path: Path) -> dict[str, Any]:
@@ -61,13 +71,57 @@ def bench_entry(path: Path) -> dict[str, Any]:
             "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
 
 
+def exploit_entry(run: Path) -> dict[str, Any]:
+    """A best response's run (its ``exploit.json``) as a card entry: its command and figure.
+
+    The command is rebuilt from the run's config: the game, the budget, the warm start and
+    the seeds (a ``--set`` change of the learner is not repeated: the shipped runs have none).
+    """
+    found = json.loads((run / "exploit.json").read_text(encoding="utf-8"))
+    config = load_config(run / "config.toml")
+    budget = []
+    if config.run.updates != UNLIMITED_UPDATES:
+        budget += ["--updates", str(config.run.updates)]
+    if config.run.max_minutes:
+        budget += ["--minutes", f"{config.run.max_minutes:g}"]
+    imitated = config.warmstart.imitate
+    game = found["game"]
+    command = shlex.join(
+        ["spar", "exploit", found["agent"], "--variant", game["variant"],
+         "--players", str(game["players"]), *budget,
+         *(["--warm-start", imitated] if imitated else []),
+         *(f"--set=game.options.{k}={v}" for k, v in game["options"].items()),
+         "--deals", str(found["deals"]), "--deals-seed", str(found["deals_seed"]),
+         "--seed", str(config.run.seed)]
+    )  # fmt: skip
+    low, high = found["ci95"]
+    return {"command": command, "updates": found["updates"], "deals": found["deals"],
+            "mean_payoff": round(found["mean_payoff"], 4), "ci95": [round(low, 4), round(high, 4)],
+            "measures": found["measures"]}  # fmt: skip
+
+
+def inputs_text(meta: dict[str, str]) -> str:
+    """What the bot's graph takes and gives, from its metadata."""
+    size, actions = meta["obs_size"], meta["num_actions"]
+    if meta["obs_version"] != "2":
+        return (f"obs uint8 [batch, {size}] (spar_env.observation.per_game v1), mask bool "
+                f"[batch, {actions}]; output probs float32 [batch, {actions}], 0 on illegal cards")  # fmt: skip
+    return (
+        f"obs uint8 [batch, {size}] (spar_env.observation.universal, observation v2), mask bool "
+        f"[batch, {actions}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
+        f"probs float32 [batch, {actions}], 0 on illegal actions. Loaded for one game, "
+        "it plays through that game's own graph (agents/export/specialise.py)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
     parser.add_argument("--run", type=Path, required=True, help="the training run folder")
     parser.add_argument("--bot", type=Path, required=True, help="the exported bot")
-    parser.add_argument("--table", type=Path, required=True, help="universal_table.py --json")
+    parser.add_argument("--table", type=Path, help="universal_table.py --json")
     parser.add_argument("--bench", action="append", default=[], metavar="NAME=FILE",
                         help="a spar bench --json file, under NAME")  # fmt: skip
+    parser.add_argument("--exploit", type=Path, help="a spar exploit run folder (its exploit.json)")
     parser.add_argument("--speed", type=Path, help="onnx_speed.py --json")
     parser.add_argument("--machine", default="", help="where it was trained and measured")
     parser.add_argument("--out", type=Path, required=True, help="the card to write")
@@ -77,21 +131,18 @@ def main(argv: list[str] | None = None) -> None:
     counters = checkpoint["counters"]
     meta = load_session(args.bot, str(args.bot)).get_modelmeta().custom_metadata_map
     games = signature_of(meta, str(args.bot))["games"]
-    cells = json.loads(args.table.read_text(encoding="utf-8"))  # universal_table.py's rows
-    above = sum(cell["above_zero"] for cell in cells)
+    covered = covered_text(games)
+    config = f"configs/ppo_{checkpoint['config']['run']['name']}.toml"
     card: dict[str, Any] = {
         "bot": str(args.bot),
-        "game": f"{len(games)} games, every one it covers: {covered_text(games)}",
+        "game": f"{len(games)} games, every one it covers: {covered}"
+        if len(games) > 1
+        else covered,
         "games": games,
-        "inputs": (
-            f"obs uint8 [batch, {OBS_V2_SIZE}] (spar_env.observation.universal, observation v2), mask bool "
-            f"[batch, {NUM_ACTIONS_V2}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
-            f"probs float32 [batch, {NUM_ACTIONS_V2}], 0 on illegal actions. Loaded for one game, "
-            "it plays through that game's own graph (agents/export/specialise.py)"
-        ),
+        "inputs": inputs_text(meta),
         "size_bytes": args.bot.stat().st_size,
         "trained": {
-            "command": f"spar train configs/ppo_universal.toml --runs-dir {args.run.parent}",
+            "command": f"spar train {config} --runs-dir {args.run.parent}",
             "update": counters["update"],
             "learner_decisions": counters["decisions"],
             "training_minutes": round(counters["seconds"] / 60, 1),
@@ -99,16 +150,21 @@ def main(argv: list[str] | None = None) -> None:
             "config": checkpoint["config"],
         },
         "exported": f"spar export {args.run} --out {args.bot}",
-        "table": {
+    }
+    summary = [f"{args.out}: {covered if len(games) == 1 else f'{len(games)} games'}"]
+    if args.table:
+        cells = json.loads(args.table.read_text(encoding="utf-8"))  # universal_table.py's rows
+        above = sum(cell["above_zero"] for cell in cells)
+        card["table"] = {
             "what": "mean payoff per hand (stakes) of the bot's seat against heuristic in every "
             "other seat, duplicate deals with every rotation, seed 0, 95% interval over deals",
             "command": f"python benchmarks/universal_table.py --bot {args.bot} "
             f"--deals {cells[0]['deals']} --json table.json",
             "games_above_zero": f"{above} of {len(cells)}",
             "cells": cells,
-        },
-        "bench": {},
-    }
+        }
+        summary.append(f"{card['table']['games_above_zero']} games above 0 against heuristic")
+    card["bench"] = {}
     for item in args.bench:
         name, _, file = item.partition("=")
         card["bench"][name] = bench_entry(Path(file))
@@ -118,10 +174,13 @@ def main(argv: list[str] | None = None) -> None:
             "command": f"python benchmarks/onnx_speed.py --bot {args.bot} --game {speed['game']}",
             **speed,
         }
+    if args.exploit:
+        card["exploitability"] = exploit_entry(args.exploit)
+        summary.append(f"a best response wins {card['exploitability']['mean_payoff']:+.3f}")
     with atomic_output(args.out) as f:
         json.dump(card, f, indent=2)
         f.write("\n")
-    print(f"{args.out}: {card['table']['games_above_zero']} games above 0 against heuristic")
+    print("; ".join(summary))
 
 
 if __name__ == "__main__":
