@@ -101,11 +101,8 @@ def exploit_entry(run: Path) -> dict[str, Any]:
 
 
 def inputs_text(meta: dict[str, str]) -> str:
-    """What the bot's graph takes and gives, from its metadata."""
+    """What the bot's graph takes and gives, from its metadata (observation v2 bots only)."""
     size, actions = meta["obs_size"], meta["num_actions"]
-    if meta["obs_version"] != "2":
-        return (f"obs uint8 [batch, {size}] (spar_env.observation.per_game v1), mask bool "
-                f"[batch, {actions}]; output probs float32 [batch, {actions}], 0 on illegal cards")  # fmt: skip
     return (
         f"obs uint8 [batch, {size}] (spar_env.observation.universal, observation v2), mask bool "
         f"[batch, {actions}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
@@ -127,9 +124,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the card to write")
     args = parser.parse_args(argv)
 
+    meta = load_session(args.bot, str(args.bot)).get_modelmeta().custom_metadata_map
+    if meta["obs_version"] != "2":
+        parser.error(f"{args.bot}: observation v{meta['obs_version']}; this script writes "
+                     "the cards of observation-v2 bots")  # fmt: skip
     checkpoint = load_checkpoint(latest_checkpoint(args.run))
     counters = checkpoint["counters"]
-    meta = load_session(args.bot, str(args.bot)).get_modelmeta().custom_metadata_map
     games = signature_of(meta, str(args.bot))["games"]
     covered = covered_text(games)
     config = f"configs/ppo_{checkpoint['config']['run']['name']}.toml"

@@ -46,7 +46,7 @@ AGENTS = {
         "search",
     ],
 }
-COLUMNS = ("vs heuristic", "vs the shipped bot", "approx. exploitability")
+COLUMNS = ("vs heuristic", "vs the universal bot", "approx. exploitability")
 WARM_START = BOT  # the best response first imitates the shipped bot
 
 

@@ -394,6 +394,13 @@ def test_the_card_of_a_bot_without_a_table_carries_its_best_responses_figure(
     assert entry["mean_payoff"] == pytest.approx(found["mean_payoff"], abs=1e-4)
     assert entry["updates"] == 1 and entry["deals"] == 20
     assert capsys.readouterr().out.endswith(f"a best response wins {entry['mean_payoff']:+.3f}\n")
+    with pytest.raises(SystemExit):  # a per-game (v1) bot: the card's text would be wrong
+        bot_card.main(["--run", str(run), "--bot", str(ROOT / "checkpoints" / "spar4.onnx"),
+                       "--out", str(tmp_path / "v1.json")])  # fmt: skip
+    assert "observation v1; this script writes the cards of observation-v2 bots" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "v1.json").exists()
 
 
 def test_the_game_graph_masks_illegal_actions_as_the_network_does() -> None:
