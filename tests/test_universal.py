@@ -334,6 +334,26 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
     assert setup.note == "no shipped bot plays mini with 2 players; your opponents are heuristic"
 
 
+def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:
+    """Search takes its policy from the first shipped bot that plays the game: the
+    two-player bot at 2 players, the universal bot at 3 (it once asked the two-player bot
+    for every game, and a 3-player game with search could not start)."""
+    from spar_agents.search import SearchAgent
+    from spar_agents.shipped import default_bot_specs
+    from spar_apps.web import Lobby
+    from spar_apps.web.lobby import FormError
+
+    lobby = Lobby(default_bot_specs(), think=0.1)
+    for players, policy in ((2, "onnx:spar2"), (3, "onnx:universal"), (4, "onnx:universal")):
+        setup = lobby.setup({"variant": "spar", "players": players, "opponents": "search"})
+        assert isinstance(setup.bots[1], SearchAgent) and setup.searching
+        assert setup.lineup == "search: the strongest bot (up to 0.1 s a move)"
+        built = [spec for spec, rules in lobby._agents if rules == setup.rules]
+        assert f"search:policy={policy},time_limit=0.1" in built, built
+    with pytest.raises(FormError, match="opponents search: search"):
+        lobby.setup({"variant": "mini", "opponents": "search"})  # no shipped bot plays mini
+
+
 def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     universal_bot, tmp_path, capsys
 ) -> None:

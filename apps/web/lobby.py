@@ -53,7 +53,12 @@ class FormError(ValueError):
 class Opponent:
     id: str  # what the form sends
     label: str  # what the page shows
-    spec: str  # the agent spec (never sent to the page)
+    choices: tuple[str, ...]  # agent specs, the first that plays a game is seated (never sent)
+
+    @property
+    def spec(self) -> str:
+        """The preferred agent spec."""
+        return self.choices[0]
 
 
 @dataclass
@@ -99,19 +104,20 @@ class Lobby:
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
         shipped_bot, search = [], []
-        if self.shipped:  # search plays with the shipped bot's policy: without one, no search
-            shipped_bot = [Opponent("shipped", "the shipped bot", self.shipped[0])]
+        if self.shipped:  # search plays with a shipped bot's policy: without one, no search
+            shipped_bot = [Opponent("shipped", "the shipped bot", tuple(self.shipped))]
+            policies = tuple(f"search:policy={s},time_limit={think!r}" for s in self.shipped)
             search = [Opponent("search", f"search: the strongest bot (up to {think:g} s a move)",
-                               f"search:policy={self.shipped[0]},time_limit={think!r}")]  # fmt: skip
+                               policies)]  # fmt: skip
         for opponent in (
-            *(Opponent(spec, spec, spec) for spec in extra),
+            *(Opponent(spec, spec, (spec,)) for spec in extra),
             *shipped_bot,
-            Opponent("heuristic", "heuristic: the rule-based expert", "heuristic"),
+            Opponent("heuristic", "heuristic: the rule-based expert", ("heuristic",)),
             *search,
             Opponent(
                 "pimc",
                 f"pimc: a search bot (up to {think:g} s a move)",
-                f"pimc:time_limit={think!r}",
+                (f"pimc:time_limit={think!r}",),
             ),  # fmt: skip
         ):
             by_spec.setdefault(opponent.spec, opponent)  # a spec offered twice is offered once
@@ -183,24 +189,31 @@ class Lobby:
         return self._seat(rules, opponent)
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
-        note = None
-        if opponent.id == "shipped":  # the first shipped bot trained for this game
-            from spar_agents.registry.file_game import fallback_note, first_that_plays
+        from spar_agents.registry.file_game import fallback_note
 
-            spec = first_that_plays(self.shipped, rules, self._agent)
+        note = None
+        spec = self._choice(opponent, rules)
+        if opponent.id == "shipped":  # the first shipped bot trained for this game
             if spec is None:
                 note = fallback_note(rules, FALLBACK)
-                spec, lineup = FALLBACK, self.opponents[FALLBACK].label
+                opponent = self.opponents[FALLBACK]
             else:
-                lineup = f"{opponent.label} ({spec})"
-            opponent = Opponent(opponent.id, lineup, spec)
-        try:
+                opponent = Opponent(opponent.id, f"{opponent.label} ({spec})", (spec,))
+        elif spec is not None:  # e.g. search with the policy of the first shipped bot that plays
+            opponent = Opponent(opponent.id, opponent.label, (spec,))
+        try:  # when none of its choices plays the game, the first one's refusal says why
             agent = self._agent(opponent.spec, rules)
         except ValueError as e:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
         searching = opponent.id in SEARCHING
         return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note, searching)
+
+    def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
+        """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
+        from spar_agents.registry.file_game import first_that_plays
+
+        return first_that_plays(opponent.choices, rules, self._agent)
 
     def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
         """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
@@ -230,10 +243,10 @@ class Lobby:
         for opponent in self.opponents.values():
             if opponent.id not in SEARCHING:
                 continue
-            try:
-                agent = self._agent(opponent.spec, rules)
-            except ValueError:
+            spec = self._choice(opponent, rules)
+            if spec is None:
                 continue  # the game cannot have it: nothing to warm
+            agent = self._agent(spec, rules)
             rng = np.random.default_rng(0)
             table = HumanTable(rules, 0, {s: agent for s in range(1, rules.players)}, rng, rng)
             agent.act(table.situation(), rng)  # whichever seat is to move
