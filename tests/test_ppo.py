@@ -412,3 +412,27 @@ def test_the_learning_curves_are_read_back_and_plotted(tiny_run: Path, tmp_path:
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="no TensorBoard event files"):
         read_scalars(tmp_path)
+
+
+# ----- a run that only imitates: a distillation ---------------------------------------
+def test_a_run_of_no_update_distils_its_teacher_and_more_epochs_copy_it_closer(tmp_path) -> None:
+    """``run.updates = 0``: the warm start's imitation is the whole run (a network distilled
+    from a slow agent, for a best response to train against). Its one checkpoint plays as a
+    ``ppo:`` agent; ``warmstart.epochs`` passes over each batch fit the teacher closer."""
+    from spar_train.curves import read_scalars
+
+    losses = {}
+    for epochs in (1, 4):
+        name = f"distil{epochs}"
+        result = train(tiny("run.updates=0", f"run.name={name}", "warmstart.updates=3",
+                            f"warmstart.epochs={epochs}", "rollout.games=64"), tmp_path)  # fmt: skip
+        assert result.counters.update == 0 and result.counters.warm_started
+        saved = load_checkpoint(tmp_path / name / "checkpoints" / "update_000000.pt")
+        assert saved["counters"]["update"] == 0
+        steps, values = read_scalars(tmp_path / name / "warmstart")["warmstart/cross_entropy"]
+        assert list(steps) == [0, 1, 2]
+        losses[epochs] = values
+        agent = make_agent(f"ppo:{tmp_path / name}", result.rules)
+        assert isinstance(agent, PPOAgent)
+    # The first batch is the same hands (same seed); four passes over it fit it closer.
+    assert losses[4][-1] < losses[1][-1]

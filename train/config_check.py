@@ -36,7 +36,11 @@ def check(c: Config) -> None:
         r.name,
     )
     _require(r.seed >= 0, "run.seed", "a non-negative integer", r.seed)
-    _require(r.updates >= 1, "run.updates", "at least 1", r.updates)
+    # 0 updates: a run that only imitates (a distillation of warmstart.imitate into a network)
+    only_imitates = bool(c.warmstart.imitate) and c.warmstart.updates >= 1
+    _require(r.updates >= (0 if only_imitates else 1), "run.updates",
+             "at least 1 (0 only for a run that only imitates: warmstart.imitate and "
+             "warmstart.updates set)", r.updates)  # fmt: skip
     _require(r.max_minutes >= 0, "run.max_minutes", "0 (no limit) or more", r.max_minutes)
     _require(r.threads >= 1, "run.threads", "at least 1", r.threads)
     _require(r.checkpoint_every >= 1, "run.checkpoint_every", "at least 1", r.checkpoint_every)
@@ -128,6 +132,7 @@ def check(c: Config) -> None:
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
+    _require(w.epochs >= 1, "warmstart.epochs", "at least 1", w.epochs)
     _check_ray(c)
 
 

@@ -42,8 +42,9 @@ def imitate(
     minibatch_size: int = 8192,
     on_step=None,
     precision: str = "float32",
+    epochs: int = 1,
 ) -> list[float]:
-    """``steps`` rounds of one batch of the teacher's hands, then one pass of minibatches.
+    """``steps`` rounds of one batch of the teacher's hands, then ``epochs`` passes of minibatches.
 
     The features are converted once a round, into the critic's input (whose
     first columns are the actor's); ``precision`` is the matrix products'
@@ -70,10 +71,10 @@ def imitate(
         illegal = here(~unpack(rollout.legal[choice], rollout.num_actions))
         target = here(rollout.actions[choice])
         value_target = here(rollout.rewards[rollout.trajectory[choice]])
-        order = here(rng.permutation(inputs.shape[0]))
         total, batches = 0.0, 0
         model.train()
-        for start in range(0, inputs.shape[0], minibatch_size):
+        passes = [here(rng.permutation(inputs.shape[0])) for _ in range(epochs)]
+        for order, start in ((o, s) for o in passes for s in range(0, len(o), minibatch_size)):
             idx = order[start : start + minibatch_size]
             with arithmetic(arithmetic_of, model.device):
                 logits, value = model.logits_and_value(inputs[idx], illegal[idx])
@@ -108,7 +109,8 @@ def warm_start_imitation(config, model, collector, scale, rng, run_dir, report) 
             report(Progress("imitation", step + 1, warm.updates, {"cross_entropy": loss}))
 
     losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
-                     on_step=on_imitation, precision=config.ppo.precision)  # fmt: skip
+                     on_step=on_imitation, precision=config.ppo.precision,
+                     epochs=warm.epochs)  # fmt: skip
     warm_writer.close()
     check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
                  f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip

@@ -150,6 +150,7 @@ class WarmStartSection:
     updates: int = 60  # imitation steps
     games: int = 2048  # games per batch of imitated decisions
     lr: float = 1e-3  # the imitation's learning rate
+    epochs: int = 1  # passes over each batch (more: a closer copy of a slow teacher's few hands)
 
 
 @dataclass(frozen=True)

@@ -227,6 +227,14 @@ def _summary(console: Console, result: Any) -> None:
 
 def _ppo_summary(console: Console, result: Any) -> None:
     rules, run_dir = result.rules, result.run_dir
+    if result.planned_updates == 0:  # run.updates = 0: the warm start's imitation only
+        console.print(
+            f"{run_dir.name}: imitation only (run.updates = 0), no PPO update; the network "
+            f"imitates warmstart.imitate (curve: warmstart/cross_entropy)\n"
+            f"checkpoint in {run_dir}/checkpoints\n"
+            f"export:  spar export {run_dir} --out {run_dir.name}.onnx"
+        )
+        return
     table = Table(title=f"{run_dir.name}: evaluation after update {result.counters.update}")
     low = "/".join(rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
     for column in ("opponent", "mean payoff", f"won {low}", f"kept {low}", "won trick H-1"):
