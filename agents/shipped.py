@@ -30,7 +30,7 @@ CARD_SUFFIX = ".json"
 CONFIG_SUFFIX = ".toml"
 DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
 UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
-TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned toward equilibrium for 2-player spar
+TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned by 2-player self-play: hard to exploit
 DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 
 

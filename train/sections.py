@@ -148,7 +148,9 @@ class WarmStartSection:
     actor: str = ""  # an exported bot (shipped name or .onnx) whose actor the network starts from
     imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
     updates: int = 60  # imitation steps
-    games: int = 2048  # games per batch of imitated decisions
+    # Unused: each imitation batch is rollout.games hands (the collector's); kept so that
+    # the configs and run folders that set it still load.
+    games: int = 2048
     lr: float = 1e-3  # the imitation's learning rate
     epochs: int = 1  # passes over each batch (more: a closer copy of a slow teacher's few hands)
 
