@@ -20,7 +20,9 @@ An agent against copies of itself makes exactly 0 on rotated duplicate deals, so
 those cells say so instead of playing. The 2-player table's sampled CFR row needs
 ``runs/mccfr_spar2/policy.npz`` (``spar train mccfr_spar2``, 30 minutes); a cell whose
 agent cannot be built says why. The benches play the commands' own default batches,
-so each cell is its command's figure.
+so each cell is its command's figure. The published ``search`` exploitability cell comes
+instead from a best response to a network distilled from search, benched against search
+(docs/guide/strength.md): this script's plain best response makes a handful of updates.
 Prints a markdown table, and writes it with ``--out``.
 """
 
