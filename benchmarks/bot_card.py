@@ -14,12 +14,13 @@ universal bot's card::
         --table table.json --bench specialist=specialist.json --bench pimc=pimc.json \\
         --speed speed.json --machine "2-core VM, CPU only" --out checkpoints/universal.json
 
-The two-player bot's card (``spar2``, the magnetic-mirror-descent fine-tune) has no table of
+The two-player bot's card (``spar2``, the 2-player self-play fine-tune) has no table of
 games but a best response's figure (``spar exploit ... --json``, or the run's ``exploit.json``)::
 
-    python benchmarks/bot_card.py --run runs/mmd_spar2 --bot checkpoints/spar2.onnx \\
+    python benchmarks/bot_card.py --run runs/selfplay_spar2 --bot checkpoints/spar2.onnx \\
         --bench universal=universal.json --bench heuristic=heuristic.json \\
-        --exploit runs/exploit_mmd_spar2 --machine "2-core VM, CPU only" --out checkpoints/spar2.json
+        --bench random=random.json --exploit runs/exploit_selfplay_spar2 \\
+        --machine "2-core VM, CPU only" --out checkpoints/spar2.json
 
 It reads the run's last checkpoint (its config, update, learner decisions and
 minutes), the bot's metadata (the games it covers) and the JSON of each

@@ -52,6 +52,22 @@ def test_a_tiny_run_trains_writes_its_files_resumes_and_benches(tmp_path: Path) 
     assert json.loads(bench.stdout)["lineup"] == ["ppo:runs/t", "random"]
 
 
+def test_a_run_that_only_imitates_says_so_and_its_export_command_works(tmp_path: Path) -> None:
+    """``run.updates = 0``: the summary says the run only imitated, and the export command it
+    prints writes the bot."""
+    done = spar("train", str(TINY), "--set", "run.updates=0", "--set", "warmstart.updates=1",
+                "--set", "rollout.games=32", "--name", "d", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "d: imitation only (run.updates = 0), no PPO update" in done.stdout
+    assert "evaluation after update" not in done.stdout
+    export = next(line for line in done.stdout.splitlines() if line.startswith("export:"))
+    command = export.removeprefix("export:").split()
+    assert command[:2] == ["spar", "export"]
+    exported = spar(*command[1:], cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "d.onnx").stat().st_size > 0
+
+
 def test_bad_input_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
     cases = [
         (["train", str(TINY), "--set", "ppo.lr=abc"], "ppo.lr: expected a number"),
