@@ -47,11 +47,14 @@ from spar_train.exploit import UNLIMITED_UPDATES
 
 
 def bench_entry(path: Path) -> dict[str, Any]:
-    """A ``spar bench --json`` file as a card entry: its command, and the first agent's figure."""
+    """A ``spar bench --json`` file as a card entry: its command, and the first agent's figure
+    (its mean payoff per hand; for a match bench, ``--matches``, its share of matches won too)."""
     text = path.read_text(encoding="utf-8")
     found = json.loads(text[text.index("{") :])  # past the "the game is ..." line, if any
     options = [f"--set {k}={json.dumps(v) if isinstance(v, bool) else v}"
                for k, v in found["options"].items()]  # fmt: skip
+    matches = "matches" in found  # a match bench: its options carry a session end set
+    size = f"--matches {found['matches']}" if matches else f"--deals {found['deals']}"
     command = (
         shlex.join(["spar", "bench", *found["lineup"]])
         + " "
@@ -60,16 +63,24 @@ def bench_entry(path: Path) -> dict[str, Any]:
                 f"--variant {found['variant']}",
                 f"--players {found['players']}",
                 *options,
-                f"--deals {found['deals']}",
+                size,
                 f"--seed {found['seed']}",
             ]  # fmt: skip
         )
     )
     first = found["agents"][0]
-    low, high = first["ci95"]
-    return {"command": command, "deals": found["deals"],
+    if not matches:
+        low, high = first["ci95"]
+        return {"command": command, "deals": found["deals"],
+                "mean_payoff": round(first["mean_payoff"], 4),
+                "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
+    low, high = first["match_ci95"]
+    return {"command": command, "matches": found["games"], "end": found["end"],
+            "match_share": round(first["match_share"], 4),
+            "ci95": [round(low, 4), round(high, 4)], "fair_share": first["fair_share"],
             "mean_payoff": round(first["mean_payoff"], 4),
-            "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
+            "payoff_ci95_halfwidth": round(first["payoff_ci95_halfwidth"], 4),
+            "mean_hands": round(found["mean_hands"], 2)}  # fmt: skip
 
 
 def exploit_entry(run: Path) -> dict[str, Any]:
@@ -122,6 +133,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exploit", type=Path, help="a spar exploit run folder (its exploit.json)")
     parser.add_argument("--speed", type=Path, help="onnx_speed.py --json")
     parser.add_argument("--machine", default="", help="where it was trained and measured")
+    parser.add_argument("--trained-by", default="", metavar="COMMAND",
+                        help="the command that trained the run (default: spar train "
+                        "configs/ppo_<run name>.toml, the shipped config of its name)")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="the card to write")
     args = parser.parse_args(argv)
 
@@ -134,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     games = signature_of(meta, str(args.bot))["games"]
     covered = covered_text(games)
     config = f"configs/ppo_{checkpoint['config']['run']['name']}.toml"
+    trained_by = args.trained_by or f"spar train {config} --runs-dir {args.run.parent}"
     card: dict[str, Any] = {
         "bot": str(args.bot),
         "game": f"{len(games)} games, every one it covers: {covered}"
@@ -143,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         "inputs": inputs_text(meta),
         "size_bytes": args.bot.stat().st_size,
         "trained": {
-            "command": f"spar train {config} --runs-dir {args.run.parent}",
+            "command": trained_by,
             "update": counters["update"],
             "learner_decisions": counters["decisions"],
             "training_minutes": round(counters["seconds"] / 60, 1),

@@ -3,7 +3,8 @@ the shipped bots' coverage of every session end.
 
     python benchmarks/match_play.py equity   [--cells 40] [--matches 40000]
     python benchmarks/match_play.py speed    [--matches 20000] [--deals 20000]
-    python benchmarks/match_play.py coverage [--matches 2000] [--players 4]
+    python benchmarks/match_play.py coverage [--matches 2000] [--players 4] [--bot onnx:match]
+                                             [--variant spar]
 
 ``equity``: 4-player spar to 10, the hand model of ``onnx:universal`` self-play; at
 randomly drawn cells (scores and dealer) the exact table must lie inside the 95%
@@ -15,10 +16,10 @@ spar to 10 between shipped ONNX bots (``onnx:universal onnx:spar4``, every
 rotation), and in the same run the hand bench of the same lineup, so the two
 figures are compared on one machine: matches per second beside hands per second.
 
-``coverage``: for every play preset, at targets 5, 6, 10, 12, 15, 20, 24, 30 and
-stones 10 and 30, the shipped universal bot against ``heuristic`` (one bot seat,
-the rest heuristic, every rotation) on the match bench: its share of matches and
-whether its 95% interval lies above the fair share.
+``coverage``: for every play preset (or the ``--variant`` ones), at targets 5, 6, 10,
+12, 15, 20, 24, 30 and stones 10 and 30, a bot (``--bot``; the shipped universal bot by
+default) against ``heuristic`` (one bot seat, the rest heuristic, every rotation) on the
+match bench: its share of matches and whether its 95% interval lies above the fair share.
 """
 
 from __future__ import annotations
@@ -86,20 +87,22 @@ def speed(matches: int, deals: int, seed: int) -> dict:
     }
 
 
-def coverage(matches: int, players: int, seed: int) -> list[dict]:
+def coverage(
+    matches: int, players: int, seed: int, bot: str = "onnx:universal",
+    variants: list[str] | None = None,
+) -> list[dict]:  # fmt: skip
     rows = []
-    for variant in PLAY_PRESETS:
+    for variant in variants or PLAY_PRESETS:
         for end in ENDS:
             rules = make_rules(variant, players=players, end=end)
-            result = run_match_bench(
-                ["onnx:universal"] + ["heuristic"] * (players - 1), rules, matches, seed
-            )
-            bot = result.agents[0]
+            result = run_match_bench([bot] + ["heuristic"] * (players - 1), rules, matches, seed)
+            figures = result.agents[0]
             rows.append({
-                "variant": variant, "players": players, "end": end,
-                "match_share": bot.match_share, "ci95": bot.match_ci95,
-                "fair": bot.fair_share, "above": bot.match_share - bot.match_ci95 > bot.fair_share,
-                "payoff_per_hand": bot.mean_payoff, "mean_hands": result.mean_hands,
+                "bot": bot, "variant": variant, "players": players, "end": end,
+                "match_share": figures.match_share, "ci95": figures.match_ci95,
+                "fair": figures.fair_share,
+                "above": figures.match_share - figures.match_ci95 > figures.fair_share,
+                "payoff_per_hand": figures.mean_payoff, "mean_hands": result.mean_hands,
             })  # fmt: skip
             print(json.dumps(rows[-1]), flush=True)
     return rows
@@ -113,13 +116,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20_000)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bot", default="onnx:universal", help="coverage: the bot measured")
+    parser.add_argument("--variant", action="append", choices=PLAY_PRESETS,
+                        help="coverage: this play preset only (repeatable; default: all)")  # fmt: skip
     args = parser.parse_args()
     if args.what == "equity":
         out = equity(args.cells, args.matches or 40_000, args.seed)
     elif args.what == "speed":
         out = speed(args.matches or 20_000, args.deals, args.seed)
     else:
-        rows = coverage(args.matches or 2000, args.players, args.seed)
+        rows = coverage(args.matches or 2000, args.players, args.seed, args.bot, args.variant)
         out = {"cells": len(rows), "above": sum(r["above"] for r in rows), "rows": rows}
     print(json.dumps(out, indent=2))
 

@@ -10,8 +10,10 @@ the same plays: the second table follows the first table's moves). At every
 decision with a choice, it asks the bot what it would play at each score, and
 counts the decisions where the two answers differ. The scores are those of the
 absolute seats; the bot sees them from its own seat. It prints the share, and
-the first decision that differs, with the hand, the trick so far and the bot's
-probabilities at both scores.
+the decision that differs most (the largest change of the bot's probabilities),
+with the hand, the trick so far, the bot's probabilities at both scores and the
+game record of the whole hand as played at ``--scores`` (``spar replay`` checks
+it; the decision is ``plays[play_index]``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from spar_agents import make_agent
 from spar_env.core import reset
 from spar_env.core.bits import popcount
 from spar_env.history import History, step_with_history
+from spar_env.records import replay
+from spar_env.records.recorder import RecordWriter
 from spar_env.rules import make_rules
 from spar_env.situation import Situation
 from spar_train.tournament import draw_deals
@@ -42,7 +46,8 @@ def compare(spec: str, deals: int, scores: list[int], other: list[int], seed: in
     rng = np.random.default_rng(seed)
     choices = differ = 0
     moved = 0.0  # the total variation between the two policies, summed over those decisions
-    example = None
+    example, widest = None, 0.0
+    payoffs = np.zeros((deals, rules.players))
     (first, first_history), (second, second_history) = tables
     while not first.terminated.all():
         games = np.flatnonzero(~first.terminated)
@@ -50,16 +55,21 @@ def compare(spec: str, deals: int, scores: list[int], other: list[int], seed: in
         b = bot.act(Situation(second, second_history, games), rng)
         choice = popcount(first.legal[games]) > 1
         changed = choice & (a.actions != b.actions)
+        shift = 0.5 * np.abs(a.probs - b.probs).sum(axis=1)
         choices += int(choice.sum())
         differ += int(changed.sum())
-        moved += float(0.5 * np.abs(a.probs - b.probs)[choice].sum())
-        if example is None and changed.any():
-            k = int(np.flatnonzero(changed)[0])
+        moved += float(shift[choice].sum())
+        if changed.any() and shift[changed].max() > widest:
+            k = int(np.flatnonzero(changed)[np.argmax(shift[changed])])
+            widest = float(shift[k])
             example = _describe(rules, first, first_history, int(games[k]), a, b, k)
         actions = np.zeros(deals, dtype=np.int64)
         actions[games] = a.actions
-        step_with_history(first, actions, first_history)
+        payoffs += step_with_history(first, actions, first_history)
         step_with_history(second, actions, second_history)
+    if example is not None:
+        example["policy_shift"] = round(widest, 3)
+        example["record"] = _record(rules, first, first_history, example["game"], payoffs)
     return {
         "bot": spec,
         "deals": deals,
@@ -89,6 +99,7 @@ def _describe(rules, state, history, game: int, a, b, k: int) -> dict:
 
     return {
         "game": game,
+        "play_index": int(history.count[game]),
         "seat": seat,
         "dealer": int(state.dealer[game]),
         "trick": int(state.trick[game]) + 1,
@@ -97,6 +108,17 @@ def _describe(rules, state, history, game: int, a, b, k: int) -> dict:
         "at_scores": {"plays": rules.card_name(int(a.actions[k]), True), "probs": top(a.probs)},
         "at_other": {"plays": rules.card_name(int(b.actions[k]), True), "probs": top(b.probs)},
     }
+
+
+def _record(rules, state, history, game: int, payoffs: np.ndarray) -> dict:
+    """The game record of one finished hand, checked by replaying it."""
+    plays = history.cards[game, : history.count[game]]
+    down = history.down[game, : history.count[game]]
+    out = RecordWriter(rules, with_stock=False).record(
+        state, game, plays, down, np.rint(payoffs[game]).astype(np.int64)
+    )
+    replay(out)  # raises if the record and the rules disagree
+    return out
 
 
 def main() -> None:

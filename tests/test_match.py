@@ -19,6 +19,8 @@ from spar_train.match.equity import (
 from spar_train.match.model import HandModel, estimate_hand_model
 from spar_train.tournament import Batch
 
+ROOT = Path(__file__).parents[1]
+
 
 def random_model(players: int, points: int, seed: int) -> HandModel:
     """A lopsided model: every (dealer, winner, points) chance differs."""
@@ -322,7 +324,7 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
     from spar_train.tournament import draw_deals
 
     config = load_config(
-        Path(__file__).parents[1] / "configs" / "ppo_spar_match.toml",
+        ROOT / "configs" / "ppo_spar_match.toml",
         [f"model.score_inputs={str(score_inputs).lower()}"],
     )
     rules = make_rules("spar")
@@ -357,7 +359,7 @@ def test_the_match_page_commands_run_with_small_sizes(tmp_path, monkeypatch, cap
 
     from spar_apps.cli import main
 
-    page = (Path(__file__).parents[1] / "docs" / "guide" / "match.md").read_text()
+    page = (ROOT / "docs" / "guide" / "match.md").read_text()
     lines = [
         line.partition("#")[0].strip()
         for block in re.findall(r"```bash\n(.*?)```", page, re.S)
@@ -372,3 +374,28 @@ def test_the_match_page_commands_run_with_small_sizes(tmp_path, monkeypatch, cap
         ran += 1
     assert ran == 6
     assert (tmp_path / "equity.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_score_probe_counts_changed_decisions_and_gives_the_widest_as_a_record() -> None:
+    """benchmarks/score_decisions.py: the same hands at two scores; its example is the hand's
+    true record, and the decision it names is the card played there at the first scores."""
+    import sys
+
+    from spar_env.records import replay
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import score_decisions
+
+    out = score_decisions.compare("onnx:universal", 40, [0, 0, 0, 0], [9, 9, 9, 9], seed=0)
+    same = score_decisions.compare("onnx:universal", 40, [0, 0, 0, 0], [0, 0, 0, 0], seed=0)
+    assert same["decided_otherwise"] == 0 and same["example"] is None  # a score is all that differs
+    assert same["decisions_with_a_choice"] == out["decisions_with_a_choice"] > 0
+    assert 0 < out["decided_otherwise"] < out["decisions_with_a_choice"]
+    example = out["example"]
+    record = example["record"]
+    assert replay(record)["payoffs"] == record["result"]["payoffs"]
+    rules = make_rules("spar", players=4)
+    played = record["plays"][example["play_index"]]
+    assert rules.card_name(rules.card_id(played), unicode=True) == example["at_scores"]["plays"]
+    assert example["at_other"]["plays"] != example["at_scores"]["plays"]
+    assert 0 < example["policy_shift"] <= 1

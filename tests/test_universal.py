@@ -385,6 +385,38 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     assert entry["mean_payoff"] == pytest.approx(rows[0]["mean_payoff"], abs=1e-4)
 
 
+def test_the_card_carries_a_match_bench_and_the_command_that_trained_the_bot(
+    universal_bot, tmp_path, capsys
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bot_card
+
+    from spar_apps.cli import main
+
+    run, bot = universal_bot
+    lineup = [f"onnx:{bot}", "heuristic", "heuristic"]
+    argv = ["bench", *lineup, "--variant", "spar", "--players", "3", "--set", "end=target:5",
+            "--matches", "4", "--seed", "0"]  # fmt: skip
+    assert main([*argv, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    (tmp_path / "matches.json").write_text(json.dumps(found))
+    card_file = tmp_path / "card.json"
+    trained_by = "spar train ppo_universal --name mine --set run.updates=2"
+    bot_card.main(["--run", str(run), "--bot", str(bot), "--trained-by", trained_by,
+                   "--bench", f"matches={tmp_path / 'matches.json'}", "--out", str(card_file)])  # fmt: skip
+    card = json.loads(card_file.read_text())
+    assert card["trained"]["command"] == trained_by
+    entry = card["bench"]["matches"]
+    assert entry["command"] == "spar " + " ".join(argv)  # the command that gives the figure
+    first = found["agents"][0]
+    assert entry["match_share"] == pytest.approx(first["match_share"], abs=1e-4)
+    assert entry["matches"] == 4 * 3 and entry["end"] == "target:5"  # every rotation
+    assert entry["ci95"][0] <= entry["match_share"] <= entry["ci95"][1]
+    assert entry["mean_payoff"] == pytest.approx(first["mean_payoff"], abs=1e-4)
+
+
 def test_the_card_of_a_bot_without_a_table_carries_its_best_responses_figure(
     universal_bot, tmp_path, capsys
 ) -> None:
