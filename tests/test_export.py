@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from spar_agents import make_agent
-from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent, bot_rules
+from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent, _sample, bot_rules
 from spar_agents.export.metadata import BotError, action_names
 from spar_agents.export.samples import self_play_observations
 from spar_agents.export.writer import export_checkpoint, largest_difference
@@ -243,3 +243,29 @@ def _session(data: bytes):
     from spar_agents.export.bot import load_session
 
     return load_session(data, "the test bot")
+
+
+@pytest.mark.parametrize("greedy", [True, False])
+@pytest.mark.parametrize("bot", ["spar4", "universal", "match"])
+def test_a_bot_answers_forced_moves_without_its_graph_and_plays_as_with_it(bot, greedy) -> None:
+    """A decision with one legal action skips the network: its policy is the graph's answer
+    (1 on that action), and the moves and the random draws stay those of the whole batch."""
+    from test_observe import random_states
+
+    from spar_agents.shipped import bot_path
+    from spar_env.history import History
+    from spar_env.rules import make_rules
+    from spar_env.situation import Situation
+
+    rules = make_rules("spar")
+    agent = OnnxAgent.from_path(rules, bot_path(bot), greedy=greedy)
+    state = random_states(rules, 400, np.random.default_rng(3))
+    situation = Situation(state, History(state), np.flatnonzero(~state.terminated))
+    forced = situation.mask.sum(axis=1) == 1
+    assert 0 < forced.sum() < forced.size  # both kinds of decision are in the batch
+    whole = agent.game_probs(situation.obs, situation.mask)  # the graph on every row
+    decision = agent.act(situation, np.random.default_rng(7))
+    assert np.array_equal(whole[forced], decision.probs[forced])  # exactly 1 and 0
+    np.testing.assert_allclose(decision.probs, whole, atol=1e-6)
+    expected = whole.argmax(axis=1) if greedy else _sample(whole, np.random.default_rng(7))
+    assert np.array_equal(decision.actions, expected)

@@ -32,7 +32,7 @@ from spar_agents.export.metadata import (
     run_of,
     signature_of,
 )
-from spar_agents.export.specialise import reads_own_inputs, specialise
+from spar_agents.export.specialise import specialise
 from spar_agents.probability_check import check_answer
 from spar_agents.signature import is_universal, rules_of
 from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
@@ -120,15 +120,14 @@ class OnnxAgent:
         self.view: UniversalView | None = view_for(rules) if universal else None  # observation v2
         self._check_graph(where)
         # A universal bot plays through its game's own graph (spar_agents.export.specialise), made
-        # from the model file (``source``) once; without it (or with score inputs), through v2.
+        # from the model file (``source``) once; without it, through v2.
         self.game_session: ort.InferenceSession | None = None
         if self.view is not None and source is not None:
             model = (
                 onnx.load_from_string(source) if isinstance(source, bytes) else onnx.load(source)
             )
-            if not reads_own_inputs(model):
-                game_bot = specialise(model, self.view, where).SerializeToString()
-                self.game_session = load_session(game_bot, where)
+            game_bot = specialise(model, self.view, where).SerializeToString()
+            self.game_session = load_session(game_bot, where)
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> OnnxAgent:
@@ -166,7 +165,15 @@ class OnnxAgent:
         return probs
 
     def act(self, situation: Situation, rng: np.random.Generator) -> Decision:
-        probs = self.game_probs(situation.obs, situation.mask)
+        mask = situation.mask
+        choice = mask.sum(axis=1) > 1
+        if choice.all():
+            probs = self.game_probs(situation.obs, mask)
+        else:  # a forced move's policy is 1 on its one legal action: the graph's answer exactly
+            probs = mask.astype(np.float32)
+            if choice.any():
+                chosen = Situation(situation.state, situation.history, situation.games[choice])
+                probs[choice] = self.game_probs(chosen.obs, mask[choice])
         actions = probs.argmax(axis=1) if self.greedy else _sample(probs, rng)
         return Decision(actions.astype(np.int64), probs)
 
