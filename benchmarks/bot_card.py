@@ -22,10 +22,20 @@ games but a best response's figure (``spar exploit ... --json``, or the run's ``
         --bench random=random.json --exploit runs/exploit_selfplay_spar2 \\
         --machine "2-core VM, CPU only" --out checkpoints/spar2.json
 
+The match bot's card (``match``) carries match benches (``spar bench --matches ...
+--json``: its share of matches won beside its stakes per hand), and the command that
+trained its run, whose name is not its config's::
+
+    python benchmarks/bot_card.py --run runs/match_b --bot checkpoints/match.onnx \
+        --trained-by "spar train ppo_match --name match_b --runs-dir runs" \
+        --bench universal_matches=m4_universal.json --bench heuristic=h4_heuristic.json \
+        --speed speed.json --machine "2-core VM, CPU only" --out checkpoints/match.json
+
 It reads the run's last checkpoint (its config, update, learner decisions and
 minutes), the bot's metadata (the games it covers) and the JSON of each
 benchmark, and writes the card atomically. The run was trained by the shipped config
-``configs/ppo_<run name>.toml`` (the shipped configs are named so).
+``configs/ppo_<run name>.toml`` (the shipped configs are named so), unless
+``--trained-by`` says otherwise.
 """
 
 from __future__ import annotations
@@ -36,8 +46,11 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import onnx
+
 from spar_agents.export.bot import load_session
 from spar_agents.export.metadata import signature_of
+from spar_agents.export.specialise import reads_own_inputs
 from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.signature import covered_text
@@ -112,13 +125,20 @@ def exploit_entry(run: Path) -> dict[str, Any]:
             "measures": found["measures"]}  # fmt: skip
 
 
-def inputs_text(meta: dict[str, str]) -> str:
-    """What the bot's graph takes and gives, from its metadata (observation v2 bots only)."""
+def inputs_text(meta: dict[str, str], own_inputs: bool) -> str:
+    """What the bot's graph takes and gives, from its metadata (observation v2 bots only);
+    ``own_inputs``: the graph computes score inputs of its own from the observation."""
     size, actions = meta["obs_size"], meta["num_actions"]
+    score = (
+        " It computes its score inputs (spar_agents.ppo.score_inputs) from the observation, "
+        "inside the graph."
+        if own_inputs
+        else ""
+    )
     return (
         f"obs uint8 [batch, {size}] (spar_env.observation.universal, observation v2), mask bool "
         f"[batch, {actions}] (the v2 action grid: 48 cards, KEEP, EXCHANGE); output "
-        f"probs float32 [batch, {actions}], 0 on illegal actions. Loaded for one game, "
+        f"probs float32 [batch, {actions}], 0 on illegal actions.{score} Loaded for one game, "
         "it plays through that game's own graph (agents/export/specialise.py)"
     )
 
@@ -155,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
         if len(games) > 1
         else covered,
         "games": games,
-        "inputs": inputs_text(meta),
+        "inputs": inputs_text(meta, reads_own_inputs(onnx.load(args.bot))),
         "size_bytes": args.bot.stat().st_size,
         "trained": {
             "command": trained_by,

@@ -2,7 +2,7 @@
 the shipped bots' coverage of every session end.
 
     python benchmarks/match_play.py equity   [--cells 40] [--matches 40000]
-    python benchmarks/match_play.py speed    [--matches 20000] [--deals 20000]
+    python benchmarks/match_play.py speed    [--matches 20000] [--deals 20000] [--lineup SPEC ...]
     python benchmarks/match_play.py coverage [--matches 2000] [--players 4] [--bot onnx:match]
                                              [--variant spar]
 
@@ -12,14 +12,15 @@ interval of a Monte-Carlo simulation of the same hand model (about 1 cell in 20
 may not, by chance; the count is reported).
 
 ``speed``: on one core (pin it with ``taskset -c 0``), whole matches of 4-player
-spar to 10 between shipped ONNX bots (``onnx:universal onnx:spar4``, every
-rotation), and in the same run the hand bench of the same lineup, so the two
+spar to 10 between shipped ONNX bots (``--lineup``; ``onnx:universal onnx:spar4`` by
+default, every rotation), and in the same run the hand bench of the same lineup, so the two
 figures are compared on one machine: matches per second beside hands per second.
 
 ``coverage``: for every play preset (or the ``--variant`` ones), at targets 5, 6, 10,
-12, 15, 20, 24, 30 and stones 10 and 30, a bot (``--bot``; the shipped universal bot by
-default) against ``heuristic`` (one bot seat, the rest heuristic, every rotation) on the
-match bench: its share of matches and whether its 95% interval lies above the fair share.
+12, 15, 20, 24, 30 and stones 10 and 30, a bot (``--bot``: the shipped universal bot by
+default; ``seated``: the one ``spar play`` seats in each game) against ``heuristic`` (one
+bot seat, the rest heuristic, every rotation) on the match bench: its share of matches
+and whether its 95% interval lies above the fair share.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import time
 
 import numpy as np
 
+from spar_agents.registry.file_game import first_that_plays
+from spar_agents.shipped import default_bot_specs
 from spar_env.rules import PRESETS, make_rules
 from spar_train.match.bench import run_match_bench
 from spar_train.match.equity import equity_table, simulate_equity
@@ -39,6 +42,7 @@ from spar_train.tournament import run_tournament
 
 ENDS = [f"target:{t}" for t in (5, 6, 10, 12, 15, 20, 24, 30)] + ["stones:10", "stones:30"]
 PLAY_PRESETS = [name for name in PRESETS if make_rules(name).end_kind != "one_hand"]
+SEATED = "seated"  # --bot seated: in each game, the shipped bot that spar play seats
 
 
 def equity(cells: int, matches: int, seed: int) -> dict:
@@ -66,9 +70,9 @@ def equity(cells: int, matches: int, seed: int) -> dict:
     }
 
 
-def speed(matches: int, deals: int, seed: int) -> dict:
+def speed(matches: int, deals: int, seed: int, lineup: list[str] | None = None) -> dict:
     rules = make_rules("spar")
-    lineup = ["onnx:universal", "onnx:spar4"]
+    lineup = lineup or ["onnx:universal", "onnx:spar4"]
     run_match_bench(lineup, rules, 50, seed)  # load the bots and compile the engine first
     start = time.perf_counter()
     result = run_match_bench(lineup, rules, matches, seed)
@@ -87,6 +91,14 @@ def speed(matches: int, deals: int, seed: int) -> dict:
     }
 
 
+def seated_bot(rules) -> str:
+    """The shipped bot ``spar play`` and ``spar serve`` seat in this game."""
+    spec = first_that_plays(default_bot_specs(), rules)
+    if spec is None:
+        raise SystemExit(f"no shipped bot plays {rules.variant} with {rules.players} players")
+    return spec
+
+
 def coverage(
     matches: int, players: int, seed: int, bot: str = "onnx:universal",
     variants: list[str] | None = None,
@@ -95,10 +107,11 @@ def coverage(
     for variant in variants or PLAY_PRESETS:
         for end in ENDS:
             rules = make_rules(variant, players=players, end=end)
-            result = run_match_bench([bot] + ["heuristic"] * (players - 1), rules, matches, seed)
+            spec = seated_bot(rules) if bot == SEATED else bot
+            result = run_match_bench([spec] + ["heuristic"] * (players - 1), rules, matches, seed)
             figures = result.agents[0]
             rows.append({
-                "bot": bot, "variant": variant, "players": players, "end": end,
+                "bot": spec, "variant": variant, "players": players, "end": end,
                 "match_share": figures.match_share, "ci95": figures.match_ci95,
                 "fair": figures.fair_share,
                 "above": figures.match_share - figures.match_ci95 > figures.fair_share,
@@ -116,14 +129,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20_000)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bot", default="onnx:universal", help="coverage: the bot measured")
+    parser.add_argument("--bot", default="onnx:universal",
+                        help=f"coverage: the bot measured ({SEATED!r}: in each game, the "
+                        "shipped bot spar play seats there)")  # fmt: skip
+    parser.add_argument("--lineup", nargs="+", metavar="SPEC",
+                        help="speed: the bots (default: onnx:universal onnx:spar4)")  # fmt: skip
     parser.add_argument("--variant", action="append", choices=PLAY_PRESETS,
                         help="coverage: this play preset only (repeatable; default: all)")  # fmt: skip
     args = parser.parse_args()
     if args.what == "equity":
         out = equity(args.cells, args.matches or 40_000, args.seed)
     elif args.what == "speed":
-        out = speed(args.matches or 20_000, args.deals, args.seed)
+        out = speed(args.matches or 20_000, args.deals, args.seed, args.lineup)
     else:
         rows = coverage(args.matches or 2000, args.players, args.seed, args.bot, args.variant)
         out = {"cells": len(rows), "above": sum(r["above"] for r in rows), "rows": rows}

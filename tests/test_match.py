@@ -399,3 +399,38 @@ def test_the_score_probe_counts_changed_decisions_and_gives_the_widest_as_a_reco
     assert rules.card_name(rules.card_id(played), unicode=True) == example["at_scores"]["plays"]
     assert example["at_other"]["plays"] != example["at_scores"]["plays"]
     assert 0 < example["policy_shift"] <= 1
+
+
+def test_the_worked_example_of_the_match_page_is_the_match_bots_own_choice() -> None:
+    """docs/guide/match.md: the record's third trick, led by seat 3, at two scores."""
+    import re
+
+    from spar_agents import make_agent
+    from spar_env.core import reset, tables_for
+    from spar_env.core.deal import deck_for_hands
+    from spar_env.history import History, step_with_history
+    from spar_env.records import replay
+    from spar_env.records.schema import parse_record
+    from spar_env.situation import Situation
+
+    page = (ROOT / "docs" / "guide" / "match.md").read_text()
+    (text,) = re.findall(r"```json\n(.*?)```", page, re.S)
+    record = json.loads(text)
+    assert replay(record)["payoffs"] == record["result"]["payoffs"]
+    parsed = parse_record(record)
+    rules = parsed.rules
+    bot = make_agent("onnx:match", rules)
+    chosen = {}
+    for scores in ((0, 0, 0, 0), (9, 9, 9, 9)):
+        deck = deck_for_hands(tables_for(rules), parsed.hands, parsed.dealer, parsed.stock)
+        state = reset(rules, 1, np.random.default_rng(0), decks=deck[None], dealers=[parsed.dealer])
+        state.scores[:] = scores
+        history = History(state)
+        for card in parsed.plays[:8]:
+            step_with_history(state, np.array([card]), history)
+        assert int(state.current_player[0]) == 3
+        probs = bot.act(Situation(state, history, np.array([0])), np.random.default_rng(0)).probs
+        chosen[scores] = {rules.card_name(c): round(float(probs[0, c]), 2) for c in
+                          np.flatnonzero(probs[0])}  # fmt: skip
+    assert chosen[(0, 0, 0, 0)] == {"10D": 0.31, "JH": 0.68, "6S": 0.01}
+    assert chosen[(9, 9, 9, 9)]["6S"] == 0.97

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,7 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
     through observation v2) and agrees with the checkpoint; a run of another network does
     not resume from its checkpoint."""
     import onnx
+    from onnx import numpy_helper
 
     from spar_agents import make_agent
     from spar_agents.export.metadata import BotError
@@ -69,9 +72,7 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
     bot.write_bytes(export_checkpoint(run).data)
     rules = make_rules("spar", players=4)
     onnx_agent = make_agent(f"onnx:{bot}", rules)
-    assert onnx_agent.game_session is None  # score inputs: played through v2, not specialised
-    with pytest.raises(BotError, match="reads inputs of its own"):
-        specialise(onnx.load(bot), view_for(rules), str(bot))
+    assert onnx_agent.game_session is not None  # score inputs fold into the game's own graph
     state = reset(rules, 32, np.random.default_rng(1))
     state.scores[:] = [9, 3, 8, 0]
     situation = Situation(state, History(state), np.arange(32))
@@ -81,6 +82,19 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
         make_agent(f"ppo:{run}", rules).act(situation, rng).probs,
         atol=1e-5,
     )
+    model = onnx.load(bot)
+    for layer in model.graph.initializer:  # a wider first layer of another kind is refused
+        if layer.name == "model.actor.0.weight":
+            weight = numpy_helper.to_array(layer)
+            layer.CopyFrom(numpy_helper.from_array(weight[:, :-1], layer.name))
+    with pytest.raises(BotError, match="reads inputs of its own"):
+        specialise(model, view_for(rules), str(bot))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bot_card
+
+    bot_card.main(["--run", str(run), "--bot", str(bot), "--out", str(tmp_path / "card.json")])
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert "computes its score inputs" in card["inputs"]  # its card says so
     saved = load_checkpoint(latest_checkpoint(run))
     assert saved["model"]["score_inputs"] is True
     with pytest.raises(CheckpointError, match="score inputs True"):
@@ -90,3 +104,35 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
 def test_score_inputs_need_a_game_mix() -> None:
     with pytest.raises(ConfigError, match="model.score_inputs: must be false unless game.mix"):
         load_config(TINY, ["model.score_inputs=true"])
+
+
+def test_the_game_graph_reads_the_score_inputs_as_the_network_does() -> None:
+    from spar_agents.export import specialise
+    from spar_agents.ppo import score_inputs
+
+    assert specialise.SCORE_POINTS == score_inputs.POINTS
+    assert specialise.SCORE_WIDTH == score_inputs.WIDTH
+
+
+@pytest.mark.parametrize("end", ["target:10", "target:5", "target:30", "stones:30", "hands:5"])
+def test_the_shipped_match_bot_plays_each_game_through_its_own_graph(end: str) -> None:
+    """Its game's graph (score inputs folded in) gives its v2 graph's policy at every score,
+    near the target above all."""
+    from spar_agents.export.bot import OnnxAgent, load_session
+    from spar_agents.shipped import bot_path
+
+    path = bot_path("match")
+    session = load_session(path, "match")
+    rng = np.random.default_rng(2)
+    for players in (4, 2):
+        rules = make_rules("spar", players=players, end=end)
+        fast = OnnxAgent.from_path(rules, path)
+        assert fast.game_session is not None
+        state = reset(rules, 256, rng)
+        top = int(end.partition(":")[2])
+        state.scores[:] = rng.integers(max(top - 4, 0), top, state.scores.shape)
+        situation = Situation(state, History(state), np.arange(256))
+        view = view_for(rules)
+        through_v2 = view.game_probs(OnnxAgent(rules, session).probs(*view.inputs(situation)))
+        probs = fast.act(situation, rng).probs
+        np.testing.assert_allclose(probs, through_v2, atol=1e-5, err_msg=f"{players} {end}")

@@ -238,15 +238,20 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
     meta = load_session(SHIPPED_UNIVERSAL, "bot").get_modelmeta().custom_metadata_map
     games = signature_of(meta, "bot")["games"]
     assert len(games) == len(GAMES) + 5  # every play preset and count, and the spar options
-    two_player_spar = {"variant": "spar", "players": 2, "options": {}}
+    specialists = {  # the shipped bot that wins more matches than the universal bot there
+        (2, "spar"): "onnx:spar2",
+        (4, "spar"): "onnx:match",
+    }
     for game in games:
         rules = rules_of({"games": [game]})
         spec, note = _default_spec(rules)
-        seated = "onnx:spar2" if game == two_player_spar else "onnx:universal"
-        assert (spec, note) == (seated, None), game
+        plain = set(game["options"]) <= {"end"}  # the match bot plays spar to any end
+        seated = specialists.get((game["players"], game["variant"]), "onnx:universal")
+        assert (spec, note) == (seated if plain else "onnx:universal", None), game
     for end in ("target:20", "stones:30", "hands:5"):  # a covered game, to any end
-        assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:universal"
+        assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:match"
         assert _default_spec(make_rules("spar", players=2, end=end))[0] == "onnx:spar2"
+        assert _default_spec(make_rules("spar", players=3, end=end))[0] == "onnx:universal"
     assert _default_spec(make_rules("spar", players=4, last_two="bonus"))[0] == "heuristic"
 
 
@@ -319,7 +324,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
 
     lobby = Lobby(default_bot_specs())
     for form, spec in (
-        ({"variant": "spar", "players": 4}, "onnx:universal"),
+        ({"variant": "spar", "players": 4}, "onnx:match"),  # the match bot, where it plays
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
         ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
         ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
@@ -344,7 +349,7 @@ def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_
     from spar_apps.web.lobby import FormError
 
     lobby = Lobby(default_bot_specs(), think=0.1)
-    for players, policy in ((2, "onnx:spar2"), (3, "onnx:universal"), (4, "onnx:universal")):
+    for players, policy in ((2, "onnx:spar2"), (3, "onnx:universal"), (4, "onnx:match")):
         setup = lobby.setup({"variant": "spar", "players": players, "opponents": "search"})
         assert isinstance(setup.bots[1], SearchAgent) and setup.searching
         assert setup.lineup == "search: the strongest bot (up to 0.1 s a move)"
@@ -383,6 +388,9 @@ def test_the_card_is_built_from_the_run_and_the_benchmarks_commands(
     entry = card["bench"]["heuristic"]
     assert entry["command"] == "spar " + " ".join(argv)  # the command that gives the figure
     assert entry["mean_payoff"] == pytest.approx(rows[0]["mean_payoff"], abs=1e-4)
+    assert card["inputs"].endswith(
+        "it plays through that game's own graph (agents/export/specialise.py)"
+    )
 
 
 def test_the_card_carries_a_match_bench_and_the_command_that_trained_the_bot(
