@@ -26,9 +26,9 @@ The match bot's card (``match``) carries match benches (``spar bench --matches .
 --json``: its share of matches won beside its stakes per hand), and the command that
 trained its run, whose name is not its config's::
 
-    python benchmarks/bot_card.py --run runs/match_b --bot checkpoints/match.onnx \
-        --trained-by "spar train ppo_match --name match_b --runs-dir runs" \
-        --bench universal_matches=m4_universal.json --bench heuristic=h4_heuristic.json \
+    python benchmarks/bot_card.py --run runs/match_b --bot checkpoints/match.onnx \\
+        --trained-by "spar train ppo_match --name match_b --runs-dir runs" \\
+        --bench universal_matches=m4_universal.json --bench heuristic=h4_heuristic.json \\
         --speed speed.json --machine "2-core VM, CPU only" --out checkpoints/match.json
 
 It reads the run's last checkpoint (its config, update, learner decisions and
