@@ -133,3 +133,18 @@ def test_one_version_and_a_license() -> None:
     assert version("spar-rl") == spar_env.__version__  # read from spar_env.__version__
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert metadata("spar-rl")["License-Expression"] == "MIT"
+
+
+def test_the_match_bot_was_trained_by_its_shipped_config() -> None:
+    """checkpoints/match.json's run config is configs/ppo_match.toml's, but for the run's name
+    (the card's command names it), so `spar train ppo_match` remakes the bot."""
+    import dataclasses
+
+    from spar_train.config import load_config
+
+    card = shipped.bot_card("match")
+    trained = card["trained"]["config"]
+    config = dataclasses.asdict(load_config(shipped.config_path("ppo_match")))
+    config["run"]["name"] = trained["run"]["name"]
+    assert {k: config[k] for k in trained} == trained
+    assert card["trained"]["command"].startswith("spar train ppo_match --name match_b ")
