@@ -66,7 +66,7 @@ def bench_entry(path: Path) -> dict[str, Any]:
     found = json.loads(text[text.index("{") :])  # past the "the game is ..." line, if any
     options = [f"--set {k}={json.dumps(v) if isinstance(v, bool) else v}"
                for k, v in found["options"].items()]  # fmt: skip
-    matches = "matches" in found  # a match bench: its options carry a session end set
+    matches = "matches" in found  # a match bench (--matches); a --set end is among its options
     size = f"--matches {found['matches']}" if matches else f"--deals {found['deals']}"
     command = (
         shlex.join(["spar", "bench", *found["lineup"]])

@@ -136,3 +136,27 @@ def test_the_shipped_match_bot_plays_each_game_through_its_own_graph(end: str) -
         through_v2 = view.game_probs(OnnxAgent(rules, session).probs(*view.inputs(situation)))
         probs = fast.act(situation, rng).probs
         np.testing.assert_allclose(probs, through_v2, atol=1e-5, err_msg=f"{players} {end}")
+
+
+def test_score_inputs_that_would_read_a_varying_column_are_refused() -> None:
+    """In a game, a seat's presence, the session end and the target must be fixed to fold the
+    score inputs; a game whose observation varied one of them is refused by name."""
+    from types import SimpleNamespace
+
+    from spar_agents.export.metadata import BotError
+    from spar_agents.export.specialise import SCORE_WIDTH, fold_score_inputs
+    from spar_env.observation.universal import OFFSETS
+
+    view = view_for(make_rules("spar", players=4))
+    src, dst = view.column_map
+    varying = SimpleNamespace(  # the same game, but its end value copied from a v1 column
+        column_map=(np.append(src, 0), np.append(dst, OFFSETS["end_value"])),
+        constants=view.constants,
+    )
+    weight = np.ones((8, SCORE_WIDTH), dtype=np.float32)
+    with pytest.raises(BotError, match="bot: its score inputs read columns that vary"):
+        fold_score_inputs(weight, varying, "bot")
+    columns, thresholds, w, bias = fold_score_inputs(weight, view, "bot")
+    assert columns.size == 12 and w.shape == (12, 8)  # 4 seats x 3 hand scores
+    np.testing.assert_array_equal(thresholds, np.tile([8.5, 7.5, 6.5], 4))  # > 10 - n - 0.5
+    assert not bias.any()  # scores come from v1: no constant input
