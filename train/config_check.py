@@ -138,7 +138,7 @@ def check(c: Config) -> None:
 
 def _check_match_reward(c: Config) -> None:
     """``ppo.reward``: "hand", or "match" for games that end at a target, in one process."""
-    from spar_train.game_mix import mix_games
+    from spar_train.ppo.games import mix_games
     from spar_train.match.reward import REWARDS, why_no_match_reward
 
     p = c.ppo
@@ -182,7 +182,7 @@ def _check_device(name: str) -> None:
 def _check_mix(c: Config) -> None:
     """A ``game.mix`` is for PPO; every game in it must be playable, and on Ray each worker
     needs a game of its own (a game is played whole by one worker)."""
-    from spar_train.game_mix import mix_games, shares
+    from spar_train.ppo.games import mix_games, shares
 
     _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
     games = mix_games(c)

@@ -51,7 +51,7 @@ class GameSection:
     variant: str = "spar"  # a preset (spar_env.rules.PRESETS)
     players: int = 4  # seats at the table
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
-    # Many games for one network instead (spar_train.game_mix): tables of variant, players
+    # Many games for one network instead (spar_train.ppo.games): tables of variant, players
     # (a count, a list or "all"), options and weight. Absent: the one game above (an empty
     # list is refused: it names no game).
     mix: list[dict[str, Any]] = field(default_factory=list)
@@ -65,7 +65,7 @@ class RolloutSection:
     # bot's), or auto | bfloat16 as ppo.precision (several times faster on a wide network).
     precision: str = "float32"
     # Play the next rollout in a worker process while the learner updates on this one, with
-    # the weights one update older (spar_train.overlap); its torch threads.
+    # the weights one update older (spar_train.ppo.wrappers.overlap); its torch threads.
     overlap: bool = False
     overlap_threads: int = 1
 

@@ -145,7 +145,7 @@ class PPOAgent:
 
     def decide(self, probs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> Decision:
         """The decision from the network's policy ``probs`` over :meth:`inputs` (a collector
-        may compute it for many games at once: :mod:`spar_train.lockstep`)."""
+        may compute it for many games at once: :mod:`spar_train.ppo.sources.lockstep`)."""
         check_answer(probs, mask, self.where)
         actions = probs.argmax(axis=1) if self.greedy else sample_actions(probs, rng)
         if self.view is not None:

@@ -241,7 +241,7 @@ def _ppo_summary(console: Console, result: Any) -> None:
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
         who = f"{spec} × {rules.players - 1}"
-        if "games" in f:  # a game mix: the mean over its games (spar_train.game_mix.evaluate_mix)
+        if "games" in f:  # a game mix: the mean over its games (spar_train.ppo.evaluation.evaluate_each_game)
             who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
         table.add_row(
             who,

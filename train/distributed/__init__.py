@@ -1,14 +1,13 @@
-"""Scale-out on Ray: the duplicate-deal bench as tasks, PPO rollouts on actors.
+"""Scale-out on Ray: joining a cluster, and the duplicate-deal bench as tasks.
 
-Ray is an optional extra (``pip install -e ".[ray]"``); nothing outside this
-package imports it, and this package imports it only when it is used, so
-everything else works without it.
+Ray is an optional extra (``pip install -e ".[ray]"``); only this package and the PPO run's
+Ray wrapper import it, each only when it is used, so everything else works without it.
 
+- this module: joining (or starting) a Ray cluster, for the bench, the league and training;
 - :mod:`spar_train.distributed.bench`: ``spar bench ... --ray``. Each batch of
   deals is one Ray task; the figures are those of a local run.
-- :mod:`spar_train.distributed.rollout`: ``spar train CONFIG --ray`` (or
-  ``[ray] enabled = true``). Rollout workers are Ray actors; the learner is
-  the one of a local run.
+- ``spar train CONFIG --ray`` (or ``[ray] enabled = true``): the PPO run's rollout source on
+  Ray actors (:mod:`spar_train.ppo.wrappers.on_ray`); the learner is the one of a local run.
 
 Every node of a cluster needs this package (the same code as the driver) and
 its dependencies installed; ``docs/scaling.md`` says how far this goes.

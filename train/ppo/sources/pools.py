@@ -11,11 +11,16 @@ Each rollout draws, for every game of the batch, one entry of the mix
 
 Until the first snapshot is taken, the ``snapshot`` share goes to ``self``.
 Snapshots play their policy stochastically, as the learner does in training.
-Only the learner's own decisions are learned from (:mod:`spar_train.rollout`).
+Only the learner's own decisions are learned from (:mod:`spar_train.ppo.sources.batch`).
+
+A run's pool is a :class:`MixPool`: one :class:`OpponentPool` for each game of its mix (a
+single game is a mix of one), sharing the snapshot networks (one copy of each snapshot's
+weights serves every game).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +30,7 @@ from spar_agents import Agent, make_agent
 from spar_agents.ppo.agent import PPOAgent
 from spar_agents.ppo.network import ActorCritic
 from spar_env.rules import Ruleset
+from spar_train.ppo.games import MixGame
 
 LEARNER = -1  # role of a seat held by the learner
 SELF, SNAPSHOT = "self", "snapshot"
@@ -38,8 +44,8 @@ class OpponentPool:
         mix: share of games by entry (``self``, ``snapshot`` or an agent spec).
         keep: how many snapshots to keep (the most recent).
         make_model: builds an empty network of the learner's shape (for snapshots).
-        universal: the learner reads observation v2 (:mod:`spar_train.game_mix`), so its
-            snapshots do too.
+        universal: the learner reads observation v2 (a game mix,
+            :mod:`spar_train.ppo.games`), so its snapshots do too.
     """
 
     def __init__(
@@ -119,6 +125,38 @@ class OpponentPool:
             roles[sel] = who[:, None]
             roles[sel, learner_seat[sel]] = LEARNER
         return roles, entry
+
+
+class MixPool:
+    """One :class:`OpponentPool` per game of a mix, sharing the snapshot networks (module
+    docstring); ``pools[i]`` seats the hands of game ``i``.
+
+    Args:
+        games: the games (a single game: a mix of one).
+        mix: share of games by entry (``self``, ``snapshot`` or an agent spec).
+        keep: how many snapshots to keep (the most recent).
+        make_model: builds an empty network of the learner's shape (for snapshots).
+    """
+
+    def __init__(self, games: Sequence[MixGame], mix: dict[str, float], keep: int,
+                 make_model: Callable[[], ActorCritic] | None) -> None:  # fmt: skip
+        self.mix = dict(mix)  # the shares, as a wrapper keys its workers' pools
+        self.keep = keep
+        self.make_model = make_model
+        self.pools = [OpponentPool(g.rules, mix, keep, make_model, universal=g.universal)
+                      for g in games]  # fmt: skip
+        self.snapshots: list[dict[str, torch.Tensor]] = []
+
+    def add_snapshot(self, model: ActorCritic) -> None:
+        """Keep a copy of the learner's current weights as an opponent in every game."""
+        self.load_snapshots([*self.snapshots, weights_of(model)])
+
+    def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
+        """Play these snapshots (the newest ``keep``), one network each, in every game."""
+        self.snapshots = list(snapshots)[-self.keep :]
+        models = snapshot_models(self.make_model, self.snapshots)
+        for pool in self.pools:
+            pool.use_snapshots(self.snapshots, models)
 
 
 def weights_of(model: ActorCritic) -> dict[str, torch.Tensor]:

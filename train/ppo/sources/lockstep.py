@@ -1,6 +1,6 @@
-"""Many games' network decisions in few forward passes: the collectors of a rollout in lockstep.
+"""Many games' network decisions in few forward passes: the batches of a rollout in lockstep.
 
-A collector's :meth:`~spar_train.rollout.Collector.play` is a generator. At each
+A batch's :meth:`~spar_train.ppo.sources.batch.GameBatch.play` is a generator. At each
 step of its games it yields the decisions networks must take:
 
 - a :class:`LearnerTurn`, the learner's seats: answered with the policy's
@@ -10,7 +10,7 @@ step of its games it yields the decisions networks must take:
 
 and it is sent the answers back, in the order asked. :func:`play_in_lockstep`
 drives many such generators at once (one per game of a mix,
-:mod:`spar_train.game_mix`): each round, it groups every pending turn by network
+:mod:`spar_train.ppo.sources.mix`): each round, it groups every pending turn by network
 and each network answers its group in one forward pass. For 49 games of a
 few hundred hands each, that is one pass per network and step instead of 49.
 """
@@ -33,7 +33,7 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class LearnerTurn:
-    """The learner's decisions of one step in one collector: what the network reads."""
+    """The learner's decisions of one step in one batch: what the network reads."""
 
     obs: np.ndarray  # uint8 [g, D]
     legal: np.ndarray  # uint64 [g] legal actions as a bit set
@@ -43,7 +43,7 @@ class LearnerTurn:
 
 @dataclass(frozen=True, eq=False)
 class PolicyTurn:
-    """An opponent network's decisions of one step in one collector."""
+    """An opponent network's decisions of one step in one batch."""
 
     model: ActorCritic
     obs: np.ndarray  # uint8 [g, D]
@@ -52,7 +52,7 @@ class PolicyTurn:
 
 Turn = LearnerTurn | PolicyTurn
 Play = Generator[list[Turn], list[Any], R]
-"""A collector's play: yields the turns of a step, is sent their answers, returns its result."""
+"""A batch's play: yields the turns of a step, is sent their answers, returns its result."""
 
 
 def play_in_lockstep(

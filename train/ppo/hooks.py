@@ -1,0 +1,129 @@
+"""A PPO run's hooks: what happens after an update, besides learning.
+
+The loop (:mod:`spar_train.ppo.loop`) collects, updates and logs; then each hook hears the
+update (:class:`~spar_train.hooks.Hook`, Stable-Baselines3's callbacks), in this order:
+
+=====================  ============================================================
+hook                   after an update
+=====================  ============================================================
+:class:`Snapshots`     every ``pool.snapshot_every``: the learner joins its pool
+:class:`TimeLimit`     past ``run.max_minutes``: this update is the run's last
+:class:`Evaluation`    every ``eval.every``, and after the last update: the greedy
+                       policy on fixed deals (and ``eval.exact``'s exploitability)
+:class:`Checkpoints`   every ``run.checkpoint_every``, and after the last update
+:class:`ProgressReport`  the live figures, to ``report`` (before the run: its device)
+:class:`StopAfter`     after ``stop_after`` updates of this call: a checkpoint, then stop
+=====================  ============================================================
+
+:func:`standard_hooks` gives them for a run; a caller's own hooks follow them.
+"""
+
+from __future__ import annotations
+
+from spar_agents.ppo.device import describe_device
+from spar_train.hooks import Hook
+from spar_train.ppo.checkpoint import save_run
+from spar_train.ppo.evaluation import log_exploitability
+from spar_train.ppo.parts import Run, Update
+from spar_train.progress import Progress, Reporter
+
+
+class Snapshots(Hook):
+    """Every ``pool.snapshot_every`` updates, a copy of the learner joins the opponent pool."""
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        if update.step % run.config.pool.snapshot_every == 0:
+            run.pool.add_snapshot(run.model)
+        return True
+
+
+class TimeLimit(Hook):
+    """Past ``run.max_minutes`` of training (0: no limit), the update is the run's last: it is
+    evaluated and saved, and the run stops (``out_of_time``, unless it was the last anyway)."""
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        limit = run.config.run.max_minutes
+        if not limit > 0 or run.seconds() <= 60 * limit:
+            return True
+        run.result.stopped_early = True
+        run.result.out_of_time = not update.final
+        update.final = True
+        return False
+
+
+class Evaluation(Hook):
+    """Every ``eval.every`` updates and after the last one, the greedy policy against the
+    eval opponents (:meth:`~spar_train.ppo.games.GameMix.evaluate`), and with ``eval.exact``
+    the sampled policy's exact exploitability."""
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        config = run.config
+        if update.step % config.eval.every == 0 or update.final:
+            result = run.result
+            result.evaluations = run.mix.evaluate(config, run.model, run.writer, update.step)
+            if config.eval.exact:
+                result.exploitability = log_exploitability(run.mix.home, run.model, run.writer,
+                                                           update.step)  # fmt: skip
+            update.evaluated = True
+        return True
+
+
+class Checkpoints(Hook):
+    """Every ``run.checkpoint_every`` updates and after the last one, a checkpoint."""
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        if update.step % run.config.run.checkpoint_every == 0 or update.final:
+            save_run(run)
+        return True
+
+
+class ProgressReport(Hook):
+    """Tells ``report`` where the learner runs (a GPU), then each update's live figures
+    (:class:`~spar_train.progress.Progress`: the progress bar of ``spar train``)."""
+
+    def __init__(self, report: Reporter) -> None:
+        self.report = report
+
+    def on_start(self, run: Run) -> None:
+        place = run.placement
+        if place.device.type != "cpu":
+            note = (f"the learner runs on {describe_device(place.device)} "
+                    f"({place.learner} matrix products)")  # fmt: skip
+            self.report(Progress("start", 0, 0, note=note))
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        parts = {f"{part}_seconds": s for part, s in update.rollout.seconds.items()}
+        figures = {"decisions_per_second": update.decisions_per_second,
+                   "approx_kl": update.stats["approx_kl"], **parts,
+                   "update_seconds": update.seconds["update"]}  # fmt: skip
+        if run.result.exploitability is not None:
+            figures["exploitability"] = run.result.exploitability
+        self.report(Progress("ppo", update.step, run.config.run.updates, figures,
+                             run.result.evaluations, update.evaluated))  # fmt: skip
+        return True
+
+
+class StopAfter(Hook):
+    """After ``updates`` updates of this call, stop as if killed just after a checkpoint
+    (written if the update had none): the tests' way to stop a run and resume it."""
+
+    def __init__(self, updates: int) -> None:
+        self.updates = updates
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        if run.done_here < self.updates:
+            return True
+        if run.saved_at != update.step:
+            save_run(run)
+        run.result.stopped_early = True
+        return False
+
+
+def standard_hooks(report: Reporter | None, stop_after: int | None) -> list[Hook]:
+    """The hooks of a run (module docstring), in order."""
+    hooks: list[Hook] = [Snapshots(), TimeLimit(), Evaluation(), Checkpoints()]
+    if report is not None:
+        hooks.append(ProgressReport(report))
+    if stop_after is not None:
+        hooks.append(StopAfter(stop_after))
+    return hooks

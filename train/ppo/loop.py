@@ -1,0 +1,117 @@
+"""The PPO run, top to bottom: start, warm start, then collect, update, log, and the hooks.
+
+:func:`train` runs a config in its locked run folder; :func:`_run` is the whole run::
+
+    run = start_run(config, run_dir, resume=resume)      # the parts (spar_train.ppo.start)
+    warm_start(run, report)                              # the bot's actor, imitation
+    while run.counters.update < config.run.updates:
+        rollout = run.source.collect(run.model, run.pool, ...)   # spar_train.ppo.sources
+        update = learn(run, rollout, started)                    # GAE, PPO (spar_train.ppo.learn)
+        log(run.writer, update)                                  # TensorBoard
+        if not all(hook.on_update(run, update) ...): break        # spar_train.ppo.hooks
+
+A run lives in ``runs/<name>/``: ``config.toml`` (the config in force, with the package
+version), the TensorBoard event files, and ``checkpoints/``. Every checkpoint holds all that
+resuming needs (:mod:`spar_train.ppo.checkpoint`), so ``train(..., resume=True)`` continues
+exactly where the run stopped: the same seed gives the same weights, bit for bit, stopped or
+not. Every random choice comes from one ``np.random.Generator`` seeded by ``run.seed``
+(deals, sampled actions, seats, minibatches); torch's generator only initialises networks.
+Evaluations use their own fixed deals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from spar_train.config import Config
+from spar_train.evaluate import tag_of
+from spar_train.hooks import Hook
+from spar_train.ppo.checkpoint import has_checkpoint
+from spar_train.ppo.hooks import standard_hooks
+from spar_train.ppo.learn import learn
+from spar_train.ppo.parts import RunResult, Update
+from spar_train.ppo.start import start_run
+from spar_train.ppo.warm_start import warm_start
+from spar_train.progress import Reporter
+from spar_train.run_dir import run_folder
+
+
+def train(
+    config: Config,
+    runs_dir: str | os.PathLike = "runs",
+    *,
+    resume: bool = False,
+    stop_after: int | None = None,
+    report: Reporter | None = None,
+    hooks: Sequence[Hook] = (),
+) -> RunResult:
+    """Train (or, with ``resume``, go on training) the run ``runs_dir/<run.name>``.
+
+    Every agent the config names is built first; the folder is made (and
+    locked) only then (:mod:`spar_train.run_dir`). A resumed run without a
+    checkpoint starts from the beginning.
+
+    Args:
+        config: the config in force (on resume, the run's own config, see
+            :func:`spar_train.config.resume_config`).
+        stop_after: stop after this many updates in this call, as if killed
+            just after a checkpoint (tests use it; a checkpoint is written).
+        report: hears a :class:`~spar_train.progress.Progress` after every imitation step
+            and every update (the progress bar).
+        hooks: hear the run after the standard ones (:mod:`spar_train.ppo.hooks`).
+
+    Raises:
+        ConfigError: for a run folder that exists when not resuming, is in use, or an agent
+            the config names that cannot be built.
+    """
+    from spar_train.preflight import check_agents
+
+    check_agents(config)
+    run_dir = Path(runs_dir) / config.run.name
+    listeners = [*standard_hooks(report, stop_after), *hooks]
+    with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
+        return _run(config, run_dir, resume=not fresh, report=report, hooks=listeners)
+
+
+def _run(
+    config: Config, run_dir: Path, *, resume: bool, report: Reporter | None, hooks: list[Hook]
+) -> RunResult:
+    """The run inside its locked folder (module docstring)."""
+    run = start_run(config, run_dir, resume=resume)
+    with contextlib.closing(run.source):  # its worker process or Ray actors end with the run
+        for hook in hooks:
+            hook.on_start(run)
+        warm_start(run, report)
+        while run.counters.update < config.run.updates:
+            started = time.perf_counter()
+            ahead = run.counters.update + 1 < config.run.updates  # another rollout follows
+            rollout = run.source.collect(run.model, run.pool, config.rollout.hands, run.rng,
+                                         ahead=ahead)  # fmt: skip
+            update = learn(run, rollout, started)
+            log(run.writer, update)
+            if not all([hook.on_update(run, update) for hook in hooks]):  # every hook hears it
+                break
+        run.writer.close()
+    for hook in hooks:
+        hook.on_end(run.result)
+    return run.result
+
+
+def log(writer: Any, update: Update) -> None:
+    """An update's curves (CleanRL's tags): ``losses/``, ``charts/`` and ``time/``."""
+    step, rollout = update.step, update.rollout
+    for key, value in update.stats.items():
+        writer.add_scalar(f"losses/{key}", value, step)
+    writer.add_scalar("charts/SPS", update.decisions_per_second, step)
+    writer.add_scalar("charts/learning_rate", update.lr, step)
+    for part, seconds in update.seconds.items():
+        writer.add_scalar(f"time/{part}_seconds", seconds, step)
+    writer.add_scalar("charts/decisions", update.decisions, step)
+    for entry, (total, hands) in rollout.payoff_by_entry.items():
+        if hands:
+            writer.add_scalar(f"charts/train_payoff_vs_{tag_of(entry)}", total / hands, step)

@@ -1,0 +1,145 @@
+"""What a rollout source is, and what it gives: the learner's records, and how parts join.
+
+A :class:`RolloutSource` is what a PPO run collects from: the one source over the run's game
+mix (:class:`~spar_train.ppo.sources.mix.MixSource`), or a wrapper that plays it elsewhere
+(:mod:`spar_train.ppo.wrappers`). Each :meth:`~RolloutSource.collect` gives one
+:class:`Rollout`: the learner's decisions and the rewards they led to, ready for GAE.
+:func:`merge_rollouts` joins the rollouts of several batches of one game (workers' shares),
+:func:`join_games` those of the games of a mix, in the mix's order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from spar_agents.base import Agent
+from spar_agents.ppo.network import ActorCritic
+from spar_train.ppo.games import MixGame
+from spar_train.ppo.sources.pools import MixPool
+
+ModelMaker = Callable[[], ActorCritic]  # a fresh network of the run's shape (picklable)
+
+
+class RolloutSource(Protocol):
+    """Where a run's rollouts come from (module docstring).
+
+    Its games live in it between rollouts; ``state_dict`` holds them for a checkpoint, so that
+    a resumed run goes on with the very same games.
+    """
+
+    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
+        """An opponent pool for this source's games: ``shares`` by ``pool.mix`` entry, the
+        newest ``keep`` snapshots, each built by ``make_model``."""
+        ...
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+        *,
+        ahead: bool = False,
+    ) -> Rollout:
+        """``hands`` hands in every game, the learner's seats played by ``model`` (or by
+        ``teacher``, one agent a game of the mix, for imitation), the others by ``pool``.
+
+        ``ahead``: another rollout with this pool follows this one, so a wrapper may start
+        playing it now (the overlap does, with the weights as they are at this call).
+        """
+        ...
+
+    def state_dict(self) -> dict[str, Any]:
+        """The games between hands (and whatever else resuming needs), for a checkpoint."""
+        ...
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        """Go on with the games of a checkpoint (``ValueError`` for another source's)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds (a wrapper's worker process, its Ray actors)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """The learner's decisions of one rollout (``M`` of them), and what they led to."""
+
+    obs: np.ndarray  # uint8 [M, D]
+    legal: np.ndarray  # uint64 [M] legal actions as a bit set
+    actions: np.ndarray  # int64 [M]
+    logp: np.ndarray  # float32 [M]
+    values: np.ndarray  # float32 [M]
+    extra: np.ndarray | None  # uint8 [M, (N-1)*C] other seats' hands, for a privileged critic
+    trajectory: np.ndarray  # int64 [M] row of the decision's trajectory
+    position: np.ndarray  # int64 [M] its index within the trajectory
+    rewards: np.ndarray  # float32 [R] scaled payoff of each trajectory (0 for non-learner rows)
+    lengths: np.ndarray  # int64 [R] decisions in each trajectory
+    payoff_by_entry: dict[str, tuple[float, int]]  # pool entry -> (sum of payoffs, learner hands)
+    hands: int  # hands played (games x hands per game)
+    num_actions: int
+    seconds: dict[str, float]  # where the time went: learner, opponents, game (core + history)
+
+    @property
+    def decisions(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
+    """One rollout from those of several batches of games (Ray workers'), in order.
+
+    Each part's trajectory rows come after the rows of the parts before it.
+    The time spent in each kind of work is the slowest part's, which is what
+    the learner waits for.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [part.rewards.shape[0] for part in parts[:-1]])
+    payoff: dict[str, tuple[float, int]] = {}
+    for part in parts:
+        for entry, (total, hands) in part.payoff_by_entry.items():
+            before = payoff.get(entry, (0.0, 0))
+            payoff[entry] = (before[0] + total, before[1] + hands)
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(part, name) for part in parts])
+
+    return Rollout(
+        obs=joined("obs"),
+        legal=joined("legal"),
+        actions=joined("actions"),
+        logp=joined("logp"),
+        values=joined("values"),
+        extra=None if parts[0].extra is None else joined("extra"),
+        trajectory=np.concatenate(
+            [part.trajectory + offset for part, offset in zip(parts, offsets, strict=True)]
+        ),
+        position=joined("position"),
+        rewards=joined("rewards"),
+        lengths=joined("lengths"),
+        payoff_by_entry=payoff,
+        hands=sum(part.hands for part in parts),
+        num_actions=parts[0].num_actions,
+        seconds={k: max(part.seconds[k] for part in parts) for k in parts[0].seconds},
+    )
+
+
+def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
+    """One rollout of the games' rollouts (``parts``, in the order of ``games``): the records
+    one after another, the payoffs by ``{game}_{entry}`` (by entry alone for a game without a
+    key), and the seconds of every game added up (the work done, not the time waited)."""
+    merged = merge_rollouts(parts)
+    seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
+    payoff = {
+        game.keyed(entry, "_"): value
+        for game, part in zip(games, parts, strict=True)
+        for entry, value in part.payoff_by_entry.items()
+    }
+    return dataclasses.replace(merged, seconds=seconds, payoff_by_entry=payoff)

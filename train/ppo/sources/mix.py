@@ -1,0 +1,172 @@
+"""The rollout source: every game of a run's mix on the batch core, in lockstep.
+
+A run's games are a :class:`~spar_train.ppo.games.GameMix`; a single game is a mix of one.
+:class:`MixSource` gives each game its share of ``rollout.games``
+(:meth:`~spar_train.ppo.games.GameMix.shares`) and plays it in a
+:class:`~spar_train.ppo.sources.batch.GameBatch` of its own, each recording what the learner
+reads of its game (its own observation, or observation v2 and the v2 action grid in a
+``game.mix``), so that the records of every game concatenate into one PPO batch for the one
+network (:func:`~spar_train.ppo.sources.base.join_games`). The games play in lockstep: each
+step's decisions of every game are answered by one forward pass per network, the learner's and
+each snapshot's (:mod:`spar_train.ppo.sources.lockstep`). Each game's rewards are scaled by its
+own payoff scale (:func:`~spar_train.ppo.games.reward_scale`).
+
+A worker (:mod:`spar_train.ppo.wrappers`) plays a part of the mix: ``pieces`` names its
+games and how many of each it plays (a whole game of a mix on Ray, a share of a single game).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from spar_agents.base import Agent
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import Precision
+from spar_train.match.reward import match_table_of
+from spar_train.ppo.games import GameMix, reward_scale
+from spar_train.ppo.sources.base import ModelMaker, Rollout, join_games
+from spar_train.ppo.sources.batch import GameBatch
+from spar_train.ppo.sources.lockstep import Play, play_in_lockstep
+from spar_train.ppo.sources.pools import MixPool
+from spar_train.sections import Config
+
+Piece = tuple[int, int]  # (a game's index in the mix, how many of its games to play)
+
+
+class MixSource:
+    """Plays every game of a mix (or the ``pieces`` of it a worker plays); its rollout is the
+    concatenation of every game's (module docstring).
+
+    Args:
+        mix: the run's games.
+        config: the run's config (``rollout.games``, the rewards' settings).
+        rng: draws the deals, the seats and the learner's actions.
+        precision: the arithmetic of the learner's forward passes, resolved where they run.
+        pieces: the games to play and how many of each, in the mix's order; by default every
+            game of the mix with its share of ``rollout.games``.
+    """
+
+    def __init__(
+        self,
+        mix: GameMix,
+        config: Config,
+        rng: np.random.Generator,
+        *,
+        precision: Precision = "float32",
+        pieces: Sequence[Piece] | None = None,
+    ) -> None:
+        if pieces is None:
+            pieces = list(enumerate(mix.shares(config.rollout.games)))
+        self.games = [mix.games[i] for i, _ in pieces]
+        self.precision = precision
+        self.batches = [
+            GameBatch(
+                game.rules,
+                games,
+                rng,
+                game.view,
+                reward_scale(config, game.rules),
+                match_table=match_table_of(config, game.rules),
+                random_starts=config.ppo.match_starts,
+            )  # fmt: skip
+            for game, (_, games) in zip(self.games, pieces, strict=True)
+        ]
+
+    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
+        """An opponent pool for each game this source plays, the snapshots shared."""
+        return MixPool(self.games, shares, keep, make_model)
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+        *,
+        ahead: bool = False,
+    ) -> Rollout:
+        """``hands`` hands in every game, one rollout (module docstring); ``ahead`` is for
+        wrappers (:class:`~spar_train.ppo.sources.base.RolloutSource`): games here are
+        played when asked."""
+        del ahead
+        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
+
+    def collect_games(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+    ) -> list[Rollout]:
+        """The rollout of each game, in order (:meth:`collect` joins them; a worker sends
+        them to be joined with the other workers')."""
+        privileged = model.privileged > 0
+        plays = [
+            batch.play(
+                pool.pools[i],
+                hands,
+                rng,
+                privileged,
+                teacher=None if teacher is None else teacher[i],
+            )  # fmt: skip
+            for i, batch in enumerate(self.batches)
+        ]
+        return collect_in_lockstep(model, plays, self.precision)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """Every game's games between hands, under the game's key."""
+        return {
+            game.keyed(key, "/"): value
+            for game, batch in zip(self.games, self.batches, strict=True)
+            for key, value in batch.state_dict().items()
+        }
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        refuse_ray_games(saved)
+        for game, batch in zip(self.games, self.batches, strict=True):
+            prefix = game.keyed("", "/")
+            mine = {k[len(prefix) :]: v for k, v in saved.items() if k.startswith(prefix)}
+            if not mine:
+                raise ValueError(f"saved games: none of {game.name}")
+            batch.load_state_dict(mine)
+
+    def close(self) -> None:
+        """Nothing to release: the games live here."""
+
+
+def collect_in_lockstep(
+    model: ActorCritic, plays: Sequence[Play[Rollout]], precision: Precision = "float32"
+) -> list[Rollout]:
+    """The rollouts of several :meth:`~spar_train.ppo.sources.batch.GameBatch.play` driven
+    together (:func:`~spar_train.ppo.sources.lockstep.play_in_lockstep`), each with its share
+    of the forward passes' time in its ``learner`` and ``opponents`` seconds."""
+    rollouts, seconds = play_in_lockstep(model, plays, precision)
+    return [
+        dataclasses.replace(
+            r,
+            seconds={
+                **r.seconds,
+                "learner": r.seconds["learner"] + float(learner),
+                "opponents": r.seconds["opponents"] + float(opponents),
+            },  # fmt: skip
+        )
+        for r, (learner, opponents) in zip(rollouts, seconds, strict=True)
+    ]
+
+
+def refuse_ray_games(saved: dict[str, Any]) -> None:
+    """A ``ValueError`` for the games of a checkpoint played on Ray workers, which a source
+    here cannot go on with."""
+    workers = saved.get("workers")
+    if workers is not None:
+        raise ValueError(
+            f"the checkpoint's games were played on {len(workers)} Ray workers "
+            f"(ray.enabled = true, ray.workers = {len(workers)}); resume the run with Ray"
+        )

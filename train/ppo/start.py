@@ -1,0 +1,118 @@
+"""A PPO run's start: its parts built once from its config, and a resumed run's put back.
+
+:func:`start_run` reads the games once (:func:`~spar_train.ppo.games.game_mix`), resolves where
+the learner runs and in which arithmetic (:class:`~spar_train.ppo.parts.Placement`), seeds
+torch and the run's generator, and builds the network, its optimiser, the magnet, the rollout
+source (:func:`make_source`: the one place that chooses where the games are played) and the
+opponent pool. A new run writes its ``config.toml``; a resumed one takes up its latest
+checkpoint (:mod:`spar_train.ppo.checkpoint`). The TensorBoard writer opens last (on resume
+dropping what a killed session logged past its checkpoint).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from spar_agents.ppo.agent import latest_checkpoint
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_agents.ppo.update import make_optimizer
+from spar_env.atomic import atomic_output
+from spar_train.config import CONFIG_FILE, Config, dump_config
+from spar_train.ppo.checkpoint import check_fits, model_spec, restore_checked, restore_run
+from spar_train.ppo.games import GameMix, build_model, game_mix, reward_scale
+from spar_train.ppo.learn import ppo_settings
+from spar_train.ppo.parts import Counters, Placement, Run, RunResult
+from spar_train.ppo.sources.base import RolloutSource
+from spar_train.ppo.sources.mix import MixSource
+
+
+def start_run(config: Config, run_dir: Path, *, resume: bool) -> Run:
+    """The run's parts (module docstring); ``resume``: from its latest checkpoint."""
+    mix = game_mix(config)
+    torch.set_num_threads(config.run.threads)
+    torch.manual_seed(config.run.seed)
+    place = Placement.of(config)
+    rng = np.random.default_rng(config.run.seed)
+    model = build_model(config, mix, place.device)
+    optimizer = make_optimizer(model, config.ppo.lr)
+    # Magnetic mirror descent's magnet (spar_agents.ppo.update): the policy PPO starts from,
+    # then trailing the learner by ppo.magnet_rate an update.
+    magnet = build_model(config, mix, place.device) if config.ppo.magnet_coef > 0 else None
+    source = make_source(config, mix, rng, place)
+    try:  # whatever fails from here ends the source's worker process or Ray actors with it
+        pool = source.pool(config.pool.mix, config.pool.snapshots,
+                           partial(build_model, config, mix, place.device))  # fmt: skip
+        counters = Counters()
+        result = RunResult(mix.home, run_dir, counters, planned_updates=config.run.updates,
+                           max_minutes=config.run.max_minutes)  # fmt: skip
+        settings = dataclasses.replace(ppo_settings(config), precision=place.learner)
+        run = Run(config, run_dir, mix, place, model, optimizer, magnet, settings, rng, source,
+                  pool, reward_scale(config, mix.home), resume, counters, result)  # fmt: skip
+        _resume_or_begin(run)
+        run.writer = _writer(run)
+    except BaseException:
+        source.close()
+        raise
+    run.begin, run.seconds_before = time.perf_counter(), counters.seconds
+    return run
+
+
+def make_source(
+    config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
+) -> RolloutSource:
+    """Where the run's games are played: here (:class:`~spar_train.ppo.sources.mix.MixSource`,
+    drawing from the run's generator), or by a wrapper around that source: in a worker process
+    beside the update (``rollout.overlap``) or on Ray actors (``[ray] enabled``), each worker
+    drawing from its own generator."""
+    if config.rollout.overlap:
+        from spar_train.ppo.wrappers.overlap import overlap_source
+
+        return overlap_source(config, mix, place.workers)
+    if config.ray.enabled:
+        from spar_train.ppo.wrappers.on_ray import ray_source
+
+        return ray_source(config, mix, place.workers)
+    return MixSource(mix, config, rng, precision=place.rollout)
+
+
+def _resume_or_begin(run: Run) -> None:
+    """A resumed run takes up its latest checkpoint; a new one writes its ``config.toml``."""
+    from spar_env import __version__
+
+    if not run.resumed:
+        with atomic_output(run.run_dir / CONFIG_FILE) as f:
+            f.write(dump_config(run.config, __version__))
+        return
+    file = latest_checkpoint(run.run_dir)
+    saved = load_checkpoint(file)
+    check_fits(saved, file, model_spec(run.config.model.hidden, run.model))
+    restore_checked(file, lambda: restore_run(saved, run))
+
+
+def _writer(run: Run) -> Any:  # a SummaryWriter (torch's TensorBoard, imported late)
+    """The run's TensorBoard writer: on resume, dropping what a killed session logged past its
+    last checkpoint; for a new run, with the config's table of hyperparameters."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    purge = run.counters.update + 1 if run.resumed else None
+    writer = SummaryWriter(str(run.run_dir), purge_step=purge)
+    if not run.resumed:
+        writer.add_text("hyperparameters", _hparam_table(run.config))
+    return writer
+
+
+def _hparam_table(config: Config) -> str:
+    rows = ["| key | value |", "|---|---|"]
+    for section, values in config.to_dict().items():
+        if isinstance(values, dict):
+            rows += [f"| {section}.{k} | {v} |" for k, v in values.items()]
+        else:
+            rows.append(f"| {section} | {values} |")
+    return "\n".join(rows)

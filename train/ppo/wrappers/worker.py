@@ -1,0 +1,200 @@
+"""A rollout source in a worker of its own: a process beside the learner, or a Ray actor.
+
+A :class:`RolloutWorker` holds a :class:`~spar_train.ppo.sources.mix.MixSource` of its part of
+the run's games, built in the worker from a picklable maker, with a generator of its own
+(seeded by the run's seed and the worker's number), a CPU copy of the network and its opponent
+pools. Each :meth:`~RolloutWorker.collect` receives the learner's weights (and the pool's
+snapshots when they change), plays its games and sends back each game's rollout and its state
+(its games and its generator), which the learner keeps for a checkpoint.
+
+:class:`ProcessWorker` runs an object such as a worker in a process of its own and calls it
+by method name (the overlap's, :mod:`spar_train.ppo.wrappers.overlap`); a Ray actor runs one
+on a node of a cluster (:mod:`spar_train.ppo.wrappers.on_ray`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+import torch
+
+from spar_agents.base import Agent
+from spar_train.ppo.sources.base import ModelMaker, Rollout
+from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.sources.pools import MixPool
+
+WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
+# {"games": {field: array} of the source's games, "rng": its generator's state}. The
+# games travel as NumPy arrays: torch cannot pickle its uint64 tensors (checkpoints
+# are zip files, which can).
+WorkerState = dict[str, Any]
+# A worker's source, given the worker's generator (picklable): a MixSource of its part.
+SourceMaker = Callable[[np.random.Generator], MixSource]
+
+
+class RolloutWorker:
+    """One rollout worker: its source, a CPU copy of the policy, the opponent pools."""
+
+    def __init__(
+        self, make_source: SourceMaker, seed: int, index: int, make_model: ModelMaker,
+        threads: int,
+    ) -> None:  # fmt: skip
+        torch.set_num_threads(threads)
+        self.make_model = make_model
+        self.rng = np.random.default_rng([seed, WORKER_STREAM, index])
+        self.source = make_source(self.rng)
+        self.model = make_model()
+        self.pools: dict[tuple[Any, ...], MixPool] = {}
+
+    def state(self) -> WorkerState:
+        games = {k: v.numpy() for k, v in self.source.state_dict().items()}
+        return {"games": games, "rng": self.rng.bit_generator.state}
+
+    def load_state(self, state: WorkerState) -> None:
+        self.source.load_state_dict(tensors(state["games"]))
+        self.rng.bit_generator.state = state["rng"]
+
+    def collect(
+        self,
+        weights: dict[str, torch.Tensor],
+        mix: dict[str, float],
+        keep: int,
+        snapshots: list[dict[str, torch.Tensor]] | None,
+        hands: int,
+        teacher: Sequence[Agent] | None,
+    ) -> tuple[list[Rollout], WorkerState]:
+        """Play ``hands`` hands in every game of this worker; ``snapshots`` if the pool's changed;
+        ``teacher``: one agent a game of this worker, for imitation.
+
+        Returns the rollout of each of its games (in the worker's order) and its state after.
+        """
+        self.model.load_state_dict(weights)
+        key = (tuple(mix.items()), keep)
+        if key not in self.pools:
+            self.pools[key] = self.source.pool(mix, keep, self.make_model)
+        pool = self.pools[key]
+        if snapshots is not None:
+            pool.load_snapshots(snapshots)
+        parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher)
+        return parts, self.state()
+
+
+def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    """Writable tensors of arrays (those read from Ray's object store are read-only)."""
+    return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
+
+
+class WorkerDied(RuntimeError):
+    """The rollout process ended without answering."""
+
+
+def _put(conn: Connection, message: Any) -> None:
+    """Send with plain pickle: multiprocessing's own pickler would pass tensors through shared
+    memory, whose handshake needs a process multiprocessing started."""
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _get(conn: Connection) -> Any:
+    return pickle.loads(conn.recv_bytes())
+
+
+def serve_on(fd: int) -> None:
+    """The worker process's main: read the pickled ``make_worker`` from the socket ``fd``,
+    build the worker, then answer ``(method, args)`` calls until None (or the learner's end)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the learner, which ends us
+    torch.set_num_threads(1)  # until the worker sets its own
+    conn = Connection(fd)
+    try:
+        worker = _get(conn)()
+    except EOFError:
+        return
+    except BaseException:
+        _put(conn, ("error", traceback.format_exc()))
+        return
+    _put(conn, ("ok", None))
+    while True:
+        try:
+            call = _get(conn)
+        except EOFError:  # the learner is gone
+            return
+        if call is None:
+            return
+        method, args = call
+        try:
+            _put(conn, ("ok", getattr(worker, method)(*args)))
+        except BaseException:
+            _put(conn, ("error", traceback.format_exc()))
+
+
+class ProcessWorker:
+    """An object built by ``make_worker`` in a process of its own, called by method name:
+    :meth:`send` a call, then :meth:`receive` its answer (or :meth:`call` for both).
+
+    The process is a fresh interpreter (``python -c``) on one end of a socket pair: unlike
+    multiprocessing's spawn, it never runs the caller's main script again, so a script
+    needs no ``if __name__ == "__main__"`` guard to train with the overlap."""
+
+    def __init__(self, make_worker: Callable[[], Any]) -> None:
+        mine, theirs = socket.socketpair()
+        with theirs:
+            fd = theirs.fileno()
+            command = f"from {__name__} import serve_on; serve_on({fd})"
+            self._process = subprocess.Popen([sys.executable, "-c", command], pass_fds=[fd])
+        self._conn = Connection(mine.detach())
+        self._put(make_worker)  # the first message is the worker's maker
+        self.receive()  # built, or the reason it could not be
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    def send(self, method: str, *args: Any) -> None:
+        self._put((method, args))
+
+    def _put(self, message: Any) -> None:
+        try:
+            _put(self._conn, message)
+        except OSError:  # a broken pipe: the process is gone
+            raise self._died() from None
+
+    def receive(self) -> Any:
+        try:
+            status, value = _get(self._conn)
+        except (EOFError, OSError):
+            raise self._died() from None
+        if status == "error":
+            raise WorkerDied(f"the rollout process failed:\n{value}")
+        return value
+
+    def _died(self) -> WorkerDied:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
+        return WorkerDied(
+            f"the rollout process died (exit code {self._process.returncode}); "
+            "resume the run from its last checkpoint"
+        )
+
+    def call(self, method: str, *args: Any) -> Any:
+        self.send(method, *args)
+        return self.receive()
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            with contextlib.suppress(OSError):  # it may be ending already
+                _put(self._conn, None)
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._conn.close()
