@@ -83,9 +83,9 @@ def test_a_run_off_the_cpu_names_its_device_before_anything_else(tmp_path, monke
     """The first event a run reports on another device is the line naming it; the CLI prints it.
 
     The device here is ``meta`` (no data): the run is stopped at that first event."""
-    import spar_train.ppo
+    import spar_train.ppo.parts
 
-    monkeypatch.setattr(spar_train.ppo, "resolve_device", lambda name: torch.device("meta"))
+    monkeypatch.setattr(spar_train.ppo.parts, "resolve_device", lambda name: torch.device("meta"))
     heard: list[Progress] = []
 
     class Heard(Exception):

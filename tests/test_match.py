@@ -287,18 +287,22 @@ def test_random_starts_begin_that_share_of_sessions_below_the_target() -> None:
     """``ppo.match_starts``: new sessions start at scores drawn below the target, in about
     that share of the games, and the sessions still play to the target."""
     from spar_train.match.reward import match_reward_table
-    from spar_train.rollout import Collector
+    from spar_train.ppo.games import OwnView
+    from spar_train.ppo.sources.batch import GameBatch
 
     rules = make_rules("spar", players=4, end="target:10")
     table = match_reward_table(rules, "heuristic", 50, seed=0)
-    plain = Collector(rules, 2000, np.random.default_rng(0), match_table=table)
+    view = OwnView(rules)
+    plain = GameBatch(rules, 2000, np.random.default_rng(0), view, 1.0, match_table=table)
     assert not plain.state.scores.any()
-    mixed = Collector(rules, 2000, np.random.default_rng(0), match_table=table, random_starts=0.5)
+    mixed = GameBatch(rules, 2000, np.random.default_rng(0), view, 1.0, match_table=table,
+                      random_starts=0.5)  # fmt: skip
     scores = mixed.state.scores
     started = scores.any(axis=1)
     assert 0.45 < started.mean() < 0.55  # a random start is all zeros with chance 1e-4
     assert scores.min() == 0 and scores.max() == 9  # every score below the target, none at it
-    whole = Collector(rules, 200, np.random.default_rng(1), match_table=table, random_starts=1.0)
+    whole = GameBatch(rules, 200, np.random.default_rng(1), view, 1.0, match_table=table,
+                      random_starts=1.0)  # fmt: skip
     whole.state.session_over[:] = True  # the next deal starts new sessions everywhere
     whole._deal_next(np.random.default_rng(2))
     assert whole.state.scores.any(axis=1).all() and not whole.state.session_over.any()
@@ -317,10 +321,9 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
     from spar_env.core import reset
     from spar_env.history import History
     from spar_env.situation import Situation
-    from spar_train.actor_from_bot import load_actor
-    from spar_train.config import load_config
-    from spar_train.model import build_model
-    from spar_train.sections import rules_of
+    from spar_train.config import GameSection, ModelSection, load_config
+    from spar_train.ppo.games import build_model, game_mix
+    from spar_train.ppo.warm_start import load_actor
     from spar_train.tournament import draw_deals
 
     config = load_config(
@@ -328,7 +331,7 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
         [f"model.score_inputs={str(score_inputs).lower()}"],
     )
     rules = make_rules("spar")
-    model = build_model(config, rules)
+    model = build_model(config, game_mix(config))
     load_actor(model, "universal")
     decks, dealers = draw_deals(rules, 0, 0, 64)
     state = reset(rules, 64, np.random.default_rng(0), decks=decks, dealers=dealers)
@@ -341,7 +344,9 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
     np.testing.assert_allclose(
         learner.act(situation, rng).probs, bot.act(situation, rng).probs, atol=1e-5
     )
-    single = build_model(config.replace(game=config.game.__class__()), rules_of(config))
+    # The one game of [game], in its own observation (which has no score inputs).
+    alone = config.replace(game=GameSection(), model=ModelSection(hidden=config.model.hidden))
+    single = build_model(alone, game_mix(alone))
     with pytest.raises(ValueError, match=r"no actor\.0\.weight of shape"):
         load_actor(single, "universal")
 

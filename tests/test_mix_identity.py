@@ -16,7 +16,7 @@ import pytest
 from helpers.cli import spar
 
 from spar_train.config import load_config
-from spar_train.game_mix import home_game, mix_games
+from spar_train.ppo.games import game_mix, mix_games
 
 MIX = 'game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3}]'
 
@@ -83,5 +83,6 @@ def test_the_single_game_is_the_default_of_each_mix_entry() -> None:
 def test_a_mix_plays_its_home_game_when_none_is_named() -> None:
     with_spar4 = load_config(None, ['game.mix=[{variant="sipa",players=3},{players=4}]'])
     without = load_config(None, [MIX])
-    assert (home_game(with_spar4).variant, home_game(with_spar4).players) == ("spar", 4)
-    assert (home_game(without).variant, home_game(without).players) == ("jeu_de_carte", 2)
+    home, other = game_mix(with_spar4).home, game_mix(without).home
+    assert (home.variant, home.players) == ("spar", 4)
+    assert (other.variant, other.players) == ("jeu_de_carte", 2)

@@ -18,11 +18,11 @@ import torch
 from spar_agents.ppo.agent import policy_probs
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_env.core import unpack
-from spar_train.config import ConfigError, check, load_config, rules_of
-from spar_train.model import build_model, reward_scale
-from spar_train.opponent_pool import OpponentPool
-from spar_train.overlap import WorkerDied, overlap_collector
+from spar_train.config import ConfigError, check, load_config
 from spar_train.ppo import train
+from spar_train.ppo.games import build_model, game_mix
+from spar_train.ppo.wrappers.overlap import overlap_source
+from spar_train.ppo.wrappers.worker import WorkerDied
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -57,20 +57,20 @@ def test_an_overlapped_run_is_fixed_by_its_seed_and_resumes_exactly(
 
 def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) -> None:
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=32"])
-    rules = rules_of(config)
-    model = build_model(config, rules)
-    before = build_model(config, rules)
+    mix = game_mix(config)
+    model = build_model(config, mix)
+    before = build_model(config, mix)
     before.load_state_dict(model.state_dict())
-    pool = OpponentPool(rules, {"self": 1.0}, 1, make_model=None)
-    collector = overlap_collector(config, rules)
+    source = overlap_source(config, mix, "float32")
+    pool = source.pool({"self": 1.0}, 1, None)
     try:
-        collector.submit(model, pool, 1, reward_scale(config, rules))
+        source.submit(model, pool, 1)
         with torch.no_grad():  # the learner moves on while the worker plays
             for p in model.parameters():
                 p.add_(torch.randn_like(p))
-        rollout = collector.gather()
+        rollout = source.gather()
     finally:
-        collector.close()
+        source.close()
     mask = unpack(rollout.legal, rollout.num_actions)
     rows = np.arange(rollout.decisions)
     played = np.log(policy_probs(before, rollout.obs, mask)[rows, rollout.actions])
@@ -81,16 +81,16 @@ def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) 
 
 def test_a_worker_that_dies_is_said_to_have_died() -> None:
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
-    rules = rules_of(config)
-    model = build_model(config, rules)
-    pool = OpponentPool(rules, {"self": 1.0}, 1, make_model=None)
-    collector = overlap_collector(config, rules)
+    mix = game_mix(config)
+    model = build_model(config, mix)
+    source = overlap_source(config, mix, "float32")
+    pool = source.pool({"self": 1.0}, 1, None)
     try:
-        os.kill(collector.worker_pid, signal.SIGKILL)
+        os.kill(source.worker_pid, signal.SIGKILL)
         with pytest.raises(WorkerDied, match=r"the rollout process died \(exit code -9\); resume"):
-            collector.collect(model, pool, 1, np.random.default_rng(0), 1.0)
+            source.collect(model, pool, 1, np.random.default_rng(0))
     finally:
-        collector.close()
+        source.close()
 
 
 @pytest.mark.parametrize(

@@ -23,11 +23,12 @@ from spar_env.observation.universal import HIDDEN_V2, NUM_ACTIONS_V2, OBS_V2_HIG
 from spar_env.rules import make_rules
 from spar_train.config import Config, load_config
 from spar_train.evaluate import evaluate
-from spar_train.lockstep import learner_answers
-from spar_train.model import build_model
-from spar_train.opponent_pool import OpponentPool, snapshot_models
 from spar_train.ppo import train
-from spar_train.rollout import Collector, collect_in_lockstep
+from spar_train.ppo.games import build_model, game_mix
+from spar_train.ppo.sources.batch import GameBatch, hidden_hands
+from spar_train.ppo.sources.lockstep import learner_answers
+from spar_train.ppo.sources.mix import collect_in_lockstep
+from spar_train.ppo.sources.pools import OpponentPool, snapshot_models
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -109,7 +110,7 @@ def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic(
 
     rules = make_rules(variant, **options)
     config = tiny("game.players=4", "model.privileged_critic=true", *([MIX] if universal else []))
-    model = build_model(config, rules)
+    model = build_model(config, game_mix(config))
     assert model.privileged > 0
     size = OBS_V2_SIZE if universal else layout_for(rules).size
     assert model.actor[0].in_features == size  # no room for hidden cards
@@ -127,8 +128,6 @@ def test_the_policy_reads_the_observation_alone_even_with_a_privileged_critic(
         before = agent.act(Situation(state, History(state), mine), rng)
         after = agent.act(Situation(moved, History(moved), mine), rng)
         np.testing.assert_array_equal(after.probs, before.probs)
-    from spar_train.rollout import hidden_hands
-
     seats = state.current_player[live]
     situation = Situation(state, History(state), live)
     extra, other = (
@@ -303,8 +302,8 @@ def _v2_model(seed: int = 0) -> ActorCritic:
     return ActorCritic(OBS_V2_HIGH, NUM_ACTIONS_V2, (32, 32), privileged=HIDDEN_V2)
 
 
-def _v2_collectors(seed: int) -> list[tuple[Collector, OpponentPool, np.random.Generator]]:
-    """Two games' collectors as a mix has them (observation v2, one snapshot network shared
+def _v2_batches(seed: int) -> list[tuple[GameBatch, OpponentPool, np.random.Generator]]:
+    """Two games' batches as a mix has them (observation v2, one snapshot network shared
     by both games' pools), each with its own generator."""
     snapshots = [_v2_model(1).state_dict()]
     shared = snapshot_models(_v2_model, snapshots)
@@ -314,7 +313,7 @@ def _v2_collectors(seed: int) -> list[tuple[Collector, OpponentPool, np.random.G
         rng = np.random.default_rng([seed, i])
         pool = OpponentPool(rules, mix, 1, None, universal=True)
         pool.use_snapshots(snapshots, shared)
-        out.append((Collector(rules, 24, rng, view=view_for(rules)), pool, rng))
+        out.append((GameBatch(rules, 24, rng, view_for(rules), 0.5), pool, rng))
     return out
 
 
@@ -322,8 +321,11 @@ def test_games_played_in_lockstep_get_the_rollouts_they_get_alone() -> None:
     """One forward pass per network (the learner, the shared snapshot) answers every game's
     turns; each game's play is unchanged by it."""
     model = _v2_model()
-    alone = [c.collect(model, pool, 2, rng, 0.5) for c, pool, rng in _v2_collectors(7)]
-    plays = [c.play(pool, 2, rng, 0.5, True) for c, pool, rng in _v2_collectors(7)]
+    alone = [
+        collect_in_lockstep(model, [b.play(pool, 2, rng, True)])[0]
+        for b, pool, rng in _v2_batches(7)
+    ]
+    plays = [b.play(pool, 2, rng, True) for b, pool, rng in _v2_batches(7)]
     together = collect_in_lockstep(model, plays)
     for a, b in zip(alone, together, strict=True):
         assert a.decisions == b.decisions > 0
@@ -337,10 +339,10 @@ def test_games_played_in_lockstep_get_the_rollouts_they_get_alone() -> None:
 
 def test_rollouts_in_bfloat16_answer_close_to_float32_but_in_another_arithmetic() -> None:
     model = _v2_model()
-    collector, _, _ = _v2_collectors(3)[0]
-    state = collector.state
+    batch, _, _ = _v2_batches(3)[0]
+    state = batch.state
     games = np.flatnonzero(~state.terminated)
-    turn = collector._learner_turn(games, state.current_player[games], True)
+    turn = batch._learner_turn(games, state.current_player[games], True)
     ((logp32, value32),) = learner_answers(model, [turn], "float32")
     ((logp16, value16),) = learner_answers(model, [turn], "bfloat16")
     legal = turn.mask
@@ -358,7 +360,7 @@ MIX_RUN = (MIX, 'eval.opponents=["heuristic"]', "rollout.precision=auto")  # as 
 def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(
     tmp_path: Path, game: tuple[str, ...]
 ) -> None:
-    """Also for a run over a mix of games (one collector per game, one batch)."""
+    """Also for a run over a mix of games (one batch of games a game, one PPO batch)."""
     config = tiny("run.updates=5", "run.checkpoint_every=1", *game)
     whole = train(config, tmp_path / "a")
     stopped = train(config, tmp_path / "b", stop_after=2)
@@ -396,7 +398,8 @@ def test_ppo_learns_to_beat_random_in_two_player_spar(tmp_path: Path) -> None:
     )
     rules = make_rules("spar", players=2)
     torch.manual_seed(config.run.seed)
-    start = evaluate(PPOAgent(rules, build_model(config, rules)), rules, ["random"], 1500, 12345)
+    model = build_model(config, game_mix(config))
+    start = evaluate(PPOAgent(rules, model), rules, ["random"], 1500, 12345)
     result = train(config, tmp_path)
     before, after = start["random"], result.evaluations["random"]
     assert after["mean_payoff"] - after["ci95"] > before.mean_payoff + before.ci95

@@ -31,18 +31,14 @@ from spar_train.distributed.bench import (
     run_tournament_on_ray,
     spread,
 )
-from spar_train.distributed.rollout import (
-    RayCollector,
-    RayMixCollector,
-    RayWorkers,
-    assign_games,
-    in_mix_order,
-)
 from spar_train.match.bench import run_match_bench
-from spar_train.model import build_model
-from spar_train.opponent_pool import OpponentPool
 from spar_train.ppo import to_batch, train
-from spar_train.rollout import Collector, merge_rollouts
+from spar_train.ppo.games import OwnView, build_model, game_mix
+from spar_train.ppo.sources.base import merge_rollouts
+from spar_train.ppo.sources.batch import GameBatch
+from spar_train.ppo.sources.mix import collect_in_lockstep
+from spar_train.ppo.sources.pools import OpponentPool
+from spar_train.ppo.wrappers.on_ray import RaySource, assign_games, worker_pieces
 from spar_train.tournament import run_tournament
 
 pytestmark = pytest.mark.xdist_group("ray")
@@ -196,25 +192,25 @@ def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) ->
     assert bench.agents[0].hands == 40
 
 
-def _kill_worker_0_in_the_third_rollout(monkeypatch, kind: type[RayWorkers]) -> list[RayWorkers]:
-    """Have worker 0 of the next ``kind`` collector killed while it plays the run's third
-    rollout (warm start, update 1, update 2); the collectors that collected, as they do."""
-    collect, wait = kind.collect, ray.wait
-    calls, collectors = [], []
+def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[RaySource]:
+    """Have worker 0 of the next Ray source killed while it plays the run's third rollout
+    (warm start, update 1, update 2); the sources that collected, as they do."""
+    collect, wait = RaySource.collect, ray.wait
+    calls, sources = [], []
 
     def counted(self, *args, **kwargs):
         calls.append(len(calls))
-        collectors.append(self)
+        sources.append(self)
         return collect(self, *args, **kwargs)
 
     def wait_then_kill(refs, **kwargs):
-        if len(calls) == 3 and not collectors[-1].replaced:
-            ray.kill(ray.get_actor(collectors[-1].actor_name(0)))
+        if len(calls) == 3 and not sources[-1].replaced:
+            ray.kill(ray.get_actor(sources[-1].actor_name(0)))
         return wait(refs, **kwargs)
 
-    monkeypatch.setattr(kind, "collect", counted)
+    monkeypatch.setattr(RaySource, "collect", counted)
     monkeypatch.setattr(ray, "wait", wait_then_kill)
-    return collectors
+    return sources
 
 
 def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
@@ -222,11 +218,11 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
 ) -> None:
     """Killed while its share of update 2 is being played; stopped after it and resumed: the
     run ends with the weights of the run that nothing happened to."""
-    collectors = _kill_worker_0_in_the_third_rollout(monkeypatch, RayCollector)
+    sources = _kill_worker_0_in_the_third_rollout(monkeypatch)
     config = load_config(TINY, RAY_TINY)
     stopped = train(config, tmp_path, stop_after=2)
     monkeypatch.undo()
-    assert stopped.counters.update == 2 and collectors[-1].replaced == 1
+    assert stopped.counters.update == 2 and sources[-1].replaced == 1
     assert "rollout worker 0" in caplog.text and "died" in caplog.text
     resumed = train(config, tmp_path, resume=True)
     assert resumed.counters.update == 3
@@ -317,10 +313,10 @@ def test_a_mix_on_ray_stopped_and_resumed_is_the_run_never_stopped(
 def test_a_killed_worker_of_a_mix_is_replaced_and_the_run_loses_nothing(
     ray_mix_run, tmp_path: Path, monkeypatch
 ) -> None:
-    collectors = _kill_worker_0_in_the_third_rollout(monkeypatch, RayMixCollector)
+    sources = _kill_worker_0_in_the_third_rollout(monkeypatch)
     run = train(load_config(TINY, RAY_MIX), tmp_path)
     monkeypatch.undo()
-    assert collectors[-1].replaced == 1
+    assert sources[-1].replaced == 1
     _assert_same_run(_last_checkpoint(run.run_dir), _last_checkpoint(ray_mix_run.run_dir))
 
 
@@ -354,14 +350,13 @@ def test_a_mix_resumes_only_with_the_ray_workers_that_played_its_games(
 def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
     config = load_config(TINY)
     rules = rules_of(config)
-    model = build_model(config, rules)
+    model = build_model(config, game_mix(config))
     pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
-    parts = [
-        Collector(rules, games, np.random.default_rng(games)).collect(
-            model, pool, 2, np.random.default_rng(games), 0.1
-        )
-        for games in (5, 8)
-    ]
+    parts = []
+    for games in (5, 8):
+        batch = GameBatch(rules, games, np.random.default_rng(games), OwnView(rules), 0.1)
+        play = batch.play(pool, 2, np.random.default_rng(games), privileged=True)
+        parts += collect_in_lockstep(model, [play])
     joined = merge_rollouts(parts)
     assert joined.decisions == sum(p.decisions for p in parts) and joined.hands == 26
     whole = to_batch(joined, 1.0, 0.95, train_forced=True)
@@ -415,7 +410,10 @@ def test_each_game_of_a_mix_goes_whole_to_the_least_loaded_worker() -> None:
     assert assign_games([3, 3], 1) == [[0, 1]]
     with pytest.raises(ValueError, match="ray.workers: 3 workers for the 2 games"):
         assign_games([3, 3], 3)
-    assert in_mix_order([[0, 2], [1]], [["a", "c"], ["b"]]) == ["a", "b", "c"]
+    # Each worker's pieces: (game, games of it); a single game is shared out among them.
+    assert worker_pieces([8, 5, 8], 2) == [[(0, 8), (1, 5)], [(2, 8)]]
+    assert worker_pieces([10], 3) == [[(0, 4)], [(0, 3)], [(0, 3)]]
+    assert worker_pieces([10], 1) == [[(0, 10)]]
 
 
 @pytest.mark.parametrize(

@@ -137,11 +137,11 @@ def test_resuming_keeps_every_warm_start_point(capsys, tmp_path, monkeypatch) ->
 # ----- 4. --resume of a checkpoint that does not fit is one line ------------------------------
 def _bad_payload(payload: dict, case: str) -> dict:
     from spar_train.config import load_config
-    from spar_train.ppo import build_model, rules_of
+    from spar_train.ppo.games import build_model, game_mix
 
     if case == "a smaller network":
         config = load_config(TINY, ["model.hidden=[32, 32]"])
-        small = build_model(config, rules_of(config))
+        small = build_model(config, game_mix(config))
         model = {"hidden": [32, 32], "privileged": small.privileged}
         return {**payload, "model": model, "weights": small.state_dict()}
     if case == "no game":

@@ -59,7 +59,7 @@ def test_a_run_with_score_inputs_trains_exports_and_resumes_only_as_itself(tmp_p
     from spar_agents.ppo.agent import latest_checkpoint
     from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
     from spar_apps.cli import main
-    from spar_train.checkpoint_fit import check_fits
+    from spar_train.ppo.checkpoint import check_fits
 
     overrides = [MIX, "model.score_inputs=true", "run.updates=2", "warmstart.updates=1",
                  'eval.opponents=["heuristic"]', "eval.deals=10"]  # fmt: skip

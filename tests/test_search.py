@@ -170,9 +170,10 @@ def test_a_ppo_agent_models_the_seats_by_its_own_probabilities(universal) -> Non
     from test_ppo import MIX, tiny
 
     from spar_agents.ppo.agent import PPOAgent
-    from spar_train.model import build_model
+    from spar_train.ppo.games import build_model, game_mix
 
-    model = build_model(tiny("game.players=4", *([MIX] if universal else [])), RULES)
+    config = tiny("game.players=4", *([MIX] if universal else []))
+    model = build_model(config, game_mix(config))
     agent = PPOAgent(RULES, model, universal=universal)
     seats = policy_of(agent, "ppo:tiny")
     situation = random_situation(RULES, 12, np.random.default_rng(4))

@@ -129,6 +129,15 @@ class MixGame:
         """Whether the learner reads observation v2 here (a snapshot of it must too)."""
         return isinstance(self.view, UniversalView)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """A game travels (to a worker) as its rules: its view is built again where it lands,
+        with caches of its own (Ray's object store would hand them over read-only)."""
+        return _mix_game, (self.rules, self.weight, type(self.view), self.key)
+
+
+def _mix_game(rules: Ruleset, weight: float, view: type[View], key: str) -> MixGame:
+    return MixGame(rules, weight, view(rules), key)
+
 
 @dataclass(frozen=True)
 class GameMix:
