@@ -1,4 +1,4 @@
-"""What the package ships, by name: the trained bots and the ready-made configs.
+"""What the package ships, by name: the trained bots, and finding any package's shipped files.
 
 ==============  ================================  ===========================  ===============
 what            in the source tree                package data                 a user types
@@ -7,11 +7,13 @@ bots and cards  ``checkpoints/NAME.onnx``, .json  ``spar_agents.checkpoints``  `
 configs         ``configs/NAME.toml``             ``spar_train.configs``       ``ppo_tiny``
 ==============  ================================  ===========================  ===============
 
-``setup.py`` maps the two folders to the two packages, and this module finds
-them with :mod:`importlib.resources`, so an editable install and a wheel see
-the same files. A path that exists always wins over a shipped name, so
-``onnx:checkpoints/spar4.onnx`` and ``spar train configs/ppo_tiny.toml`` keep
-working from a checkout.
+``setup.py`` maps each folder to its package, and this module finds a data package's files
+with :mod:`importlib.resources` (:func:`shipped_names`, :func:`shipped_file`,
+:func:`resolve_shipped`), so an editable install and a wheel see the same files. The bots are
+this floor's; the configs are the training floor's own, found the same way by
+:mod:`spar_train.configs`. A path that exists always wins over a shipped name, so
+``onnx:checkpoints/spar4.onnx`` and ``spar train configs/ppo_tiny.toml`` keep working from a
+checkout.
 """
 
 from __future__ import annotations
@@ -24,18 +26,15 @@ from pathlib import Path
 from typing import Any
 
 BOTS_PACKAGE = "spar_agents.checkpoints"
-CONFIGS_PACKAGE = "spar_train.configs"
 BOT_SUFFIX = ".onnx"
 CARD_SUFFIX = ".json"
-CONFIG_SUFFIX = ".toml"
 DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
 UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
 TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned by 2-player self-play: hard to exploit
 MATCH_BOT = "match"  # the universal bot fine-tuned on the match reward, 4- and 2-player spar
-DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 
 
-def _folder(package: str) -> Path:
+def data_folder(package: str) -> Path:
     """The folder of a data package (an installed package is a folder on disk)."""
     folder = files(package)
     if not isinstance(folder, Path):  # a zipped install: onnxruntime and tomllib need real files
@@ -43,21 +42,27 @@ def _folder(package: str) -> Path:
     return folder
 
 
-def _names(package: str, suffix: str) -> list[str]:
-    return sorted(p.stem for p in _folder(package).glob(f"*{suffix}"))
+def shipped_names(package: str, suffix: str) -> list[str]:
+    """The names of the files of a data package that end in ``suffix``, sorted."""
+    return sorted(p.stem for p in data_folder(package).glob(f"*{suffix}"))
 
 
-def _shipped(package: str, suffix: str, name: str, what: str) -> Path:
-    path = _folder(package) / f"{name.removesuffix(suffix)}{suffix}"
+def shipped_file(package: str, suffix: str, name: str, what: str) -> Path:
+    """The file ``name`` (with or without ``suffix``) of a data package.
+
+    Raises:
+        ValueError: if there is none, naming the ``what``s there are.
+    """
+    path = data_folder(package) / f"{name.removesuffix(suffix)}{suffix}"
     if not path.is_file():
-        known = ", ".join(_names(package, suffix)) or "none"
+        known = ", ".join(shipped_names(package, suffix)) or "none"
         raise ValueError(f"no shipped {what} named {name!r}; the shipped {what}s: {known}")
     return path
 
 
 def bot_names() -> list[str]:
     """The names of the shipped bots, sorted: ``["match", "spar2", "spar4", "universal"]``."""
-    return _names(BOTS_PACKAGE, BOT_SUFFIX)
+    return shipped_names(BOTS_PACKAGE, BOT_SUFFIX)
 
 
 def bot_path(name: str = DEFAULT_BOT) -> Path:
@@ -66,7 +71,7 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
     Raises:
         ValueError: if no bot of that name is shipped, naming the ones that are.
     """
-    return _shipped(BOTS_PACKAGE, BOT_SUFFIX, name, "bot")
+    return shipped_file(BOTS_PACKAGE, BOT_SUFFIX, name, "bot")
 
 
 def default_bots() -> list[str]:
@@ -91,52 +96,19 @@ def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:
     return json.loads(card.read_text(encoding="utf-8"))
 
 
-def config_names() -> list[str]:
-    """The names of the shipped configs, sorted: ``["cfr_micro", ..., "ppo_tiny"]``."""
-    return _names(CONFIGS_PACKAGE, CONFIG_SUFFIX)
-
-
-def config_path(name: str = DEFAULT_CONFIG) -> Path:
-    """The TOML file of the shipped config ``name`` (with or without ``.toml``).
-
-    Raises:
-        ValueError: if no config of that name is shipped, naming the ones that are.
-    """
-    return _shipped(CONFIGS_PACKAGE, CONFIG_SUFFIX, name, "config")
-
-
-def config_summary(name: str) -> str:
-    """The first sentence of a shipped config's opening comment: what the config is for."""
-    lines = config_path(name).read_text(encoding="utf-8").splitlines()
-    comment = []
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        comment.append(line.lstrip("#").strip())
-    text = " ".join(comment)
-    end = text.find(". ")
-    return text if end < 0 else text[: end + 1]
-
-
 def resolve_bot(given: str | os.PathLike) -> Path:
     """``given`` if it is a file, else the shipped bot it names (a bare name such as ``spar4``).
 
     A path that is neither stays as given, so that the loader reports it missing.
     """
-    return _resolve(given, bot_names(), bot_path)
+    return resolve_shipped(given, bot_names(), bot_path)
 
 
-def resolve_config(given: str | os.PathLike) -> Path:
-    """``given`` if it is a file, else the shipped config it names (``ppo_tiny``).
-
-    A path that is neither stays as given, so that the loader reports it missing.
-    """
-    return _resolve(given, config_names(), config_path, CONFIG_SUFFIX)
-
-
-def _resolve(
+def resolve_shipped(
     given: str | os.PathLike, names: list[str], find: Callable[[str], Path], suffix: str = ""
 ) -> Path:
+    """``given`` if it is a file or a path of folders, else what ``find`` gives for the shipped
+    name it is (one of ``names``, given with or without ``suffix``), else ``given`` as it is."""
     path = Path(given)
     if path.is_file() or len(path.parts) != 1:
         return path

@@ -18,6 +18,7 @@ from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent
 from spar_agents.registry.file_game import lineup_game, spec_rules
 from spar_apps.cli import main
 from spar_env.rules import make_rules
+from spar_train import config as configs
 
 ROOT = Path(__file__).resolve().parents[1]
 SPAR = str(Path(sys.executable).with_name("spar"))  # the console script of this environment
@@ -25,10 +26,10 @@ SPAR = str(Path(sys.executable).with_name("spar"))  # the console script of this
 
 def test_the_shipped_folders_are_the_package_data() -> None:
     assert shipped.bot_names() == sorted(p.stem for p in (ROOT / "checkpoints").glob("*.onnx"))
-    assert shipped.config_names() == sorted(p.stem for p in (ROOT / "configs").glob("*.toml"))
+    assert configs.config_names() == sorted(p.stem for p in (ROOT / "configs").glob("*.toml"))
     assert shipped.bot_path("spar4") == SHIPPED_BOT == ROOT / "checkpoints" / "spar4.onnx"
     assert shipped.bot_card("spar4")["bot"] == "checkpoints/spar4.onnx"
-    assert shipped.config_path("ppo_tiny.toml") == ROOT / "configs" / "ppo_tiny.toml"
+    assert configs.config_path("ppo_tiny.toml") == ROOT / "configs" / "ppo_tiny.toml"
 
 
 def test_a_shipped_bot_by_name_and_by_path_is_the_same_bot() -> None:
@@ -47,21 +48,21 @@ def test_an_unknown_shipped_name_lists_the_shipped_ones(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="spar9: no such bot file"):
         make_agent("onnx:spar9", make_rules("spar"))
     with pytest.raises(ValueError, match="ppo_tiny"):
-        shipped.config_path("ppo_huge")
+        configs.config_path("ppo_huge")
 
 
 def test_a_file_of_that_name_wins_over_the_shipped_one(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ppo_tiny").write_text("algorithm = 'cfr'\n")
-    assert shipped.resolve_config("ppo_tiny") == Path("ppo_tiny")
-    assert shipped.resolve_config("ppo_tiny.toml") == shipped.config_path("ppo_tiny")
+    assert configs.resolve_config("ppo_tiny") == Path("ppo_tiny")
+    assert configs.resolve_config("ppo_tiny.toml") == configs.config_path("ppo_tiny")
     assert shipped.resolve_bot("dir/spar4") == Path("dir/spar4")
 
 
 def test_spar_train_lists_the_shipped_configs(capsys) -> None:
     assert main(["train", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == shipped.config_names()
+    assert [line.split()[0] for line in lines] == configs.config_names()
     assert any(line.startswith("ppo_tiny ") and "tiny PPO run" in line for line in lines)
 
 
@@ -144,7 +145,7 @@ def test_the_match_bot_was_trained_by_its_shipped_config() -> None:
 
     card = shipped.bot_card("match")
     trained = card["trained"]["config"]
-    config = dataclasses.asdict(load_config(shipped.config_path("ppo_match")))
+    config = dataclasses.asdict(load_config(configs.config_path("ppo_match")))
     config["run"]["name"] = trained["run"]["name"]
     assert {k: config[k] for k in trained} == trained
     assert card["trained"]["command"].startswith("spar train ppo_match --name match_b ")

@@ -19,12 +19,16 @@ in force is written to ``runs/<name>/config.toml`` with the package version.
 
 The sections and their defaults are in :mod:`spar_train.sections`, the checks in
 :mod:`spar_train.config_check`; this module reads and writes configs, and
-re-exports both.
+re-exports both. It also finds the ready-made configs the package ships (the package data
+``spar_train.configs``, the folder ``configs/``) by name: :func:`config_names`,
+:func:`config_path`, :func:`resolve_config` (a path that exists wins over a shipped name, so
+``spar train configs/ppo_tiny.toml`` keeps working from a checkout).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from collections.abc import Sequence
 from dataclasses import fields
@@ -33,6 +37,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 import tomli_w
 
+from spar_agents.shipped import resolve_shipped, shipped_file, shipped_names
 from spar_env.values import parse_value
 from spar_train.config_check import check
 from spar_train.sections import (
@@ -80,26 +85,67 @@ __all__ = [
     "WarmStartSection",
     "apply_override",
     "check",
+    "config_names",
+    "config_path",
+    "config_summary",
     "default_config_path",
     "dump_config",
     "from_dict",
     "load_config",
+    "resolve_config",
     "resume_config",
     "rules_of",
 ]
 
-# ----- reading ---------------------------------------------------------------------
-DEFAULT_CONFIG = "ppo_spar4.toml"
+# ----- the shipped configs -----------------------------------------------------------
+CONFIGS_PACKAGE = "spar_train.configs"  # the folder configs/, as package data
+CONFIG_SUFFIX = ".toml"
+DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 CONFIG_FILE = "config.toml"  # the config in force, in every run folder
+
+
+def config_names() -> list[str]:
+    """The names of the shipped configs, sorted: ``["cfr_micro", ..., "ppo_tiny"]``."""
+    return shipped_names(CONFIGS_PACKAGE, CONFIG_SUFFIX)
+
+
+def config_path(name: str = DEFAULT_CONFIG) -> Path:
+    """The TOML file of the shipped config ``name`` (with or without ``.toml``).
+
+    Raises:
+        ValueError: if no config of that name is shipped, naming the ones that are.
+    """
+    return shipped_file(CONFIGS_PACKAGE, CONFIG_SUFFIX, name, "config")
+
+
+def config_summary(name: str) -> str:
+    """The first sentence of a shipped config's opening comment: what the config is for."""
+    lines = config_path(name).read_text(encoding="utf-8").splitlines()
+    comment = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        comment.append(line.lstrip("#").strip())
+    text = " ".join(comment)
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
+def resolve_config(given: str | os.PathLike) -> Path:
+    """``given`` if it is a file, else the shipped config it names (``ppo_tiny``).
+
+    A path that is neither stays as given, so that the loader reports it missing.
+    """
+    return resolve_shipped(given, config_names(), config_path, CONFIG_SUFFIX)
 
 
 def default_config_path() -> Path | None:
     """The shipped ``configs/ppo_spar4.toml`` (package data), or ``None`` (the built-in
     defaults, which are the same, as a test checks) if it is missing."""
-    from spar_agents.shipped import config_names, config_path
+    return config_path(DEFAULT_CONFIG) if DEFAULT_CONFIG in config_names() else None
 
-    name = DEFAULT_CONFIG.removesuffix(".toml")
-    return config_path(name) if name in config_names() else None
+
+# ----- reading ---------------------------------------------------------------------
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:

@@ -25,7 +25,6 @@ def _require_spec(key: str, spec: str, alternative: str = "") -> None:
 
 def check(c: Config) -> None:
     """Raise :class:`ConfigError` for impossible values, naming the key."""
-    from spar_agents.registry import AGENTS, parse_spec
     from spar_train.preflight import check_bounds
 
     r = c.run
@@ -61,6 +60,15 @@ def check(c: Config) -> None:
         _check_solver(c)
         return
     _check_device(c.run.device)
+    _check_rollout(c)
+    _check_ppo(c)
+    _check_model_and_pool(c)
+    _check_eval(c)
+    _check_warmstart(c)
+    _check_ray(c)
+
+
+def _check_rollout(c: Config) -> None:
     _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
     _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
     _require(c.rollout.overlap_threads >= 1, "rollout.overlap_threads", "at least 1",
@@ -69,6 +77,9 @@ def check(c: Config) -> None:
         _require(not c.ray.enabled, "rollout.overlap", "false with ray.enabled (the overlap's "
                  "worker is one local process; Ray's actors play in step with the learner)",
                  True)  # fmt: skip
+
+
+def _check_ppo(c: Config) -> None:
     p = c.ppo
     _require(p.lr > 0, "ppo.lr", "positive", p.lr)
     _require(
@@ -91,6 +102,11 @@ def check(c: Config) -> None:
     _check_match_reward(c)
     for key, value in (("ppo.precision", p.precision), ("rollout.precision", c.rollout.precision)):
         _require(value in PRECISIONS, key, f"one of {', '.join(PRECISIONS)}", value)
+
+
+def _check_model_and_pool(c: Config) -> None:
+    from spar_agents.registry import AGENTS, parse_spec
+
     _require(
         len(c.model.hidden) >= 1 and all(h >= 1 for h in c.model.hidden),
         "model.hidden",
@@ -112,6 +128,9 @@ def check(c: Config) -> None:
     _require(sum(mix.values()) > 0, "pool.mix", "shares that add up to more than 0", mix)
     _require(c.pool.snapshot_every >= 1, "pool.snapshot_every", "at least 1", c.pool.snapshot_every)
     _require(c.pool.snapshots >= 1, "pool.snapshots", "at least 1", c.pool.snapshots)
+
+
+def _check_eval(c: Config) -> None:
     e = c.eval
     _require(e.every >= 1, "eval.every", "at least 1", e.every)
     _require(e.deals >= 2, "eval.deals", "at least 2 (for an interval)", e.deals)
@@ -121,6 +140,9 @@ def check(c: Config) -> None:
     _require(e.matches >= 0, "eval.matches", "0 (none) or more", e.matches)
     for i, spec in enumerate(e.opponents):
         _require_spec(f"eval.opponents[{i}]", spec)
+
+
+def _check_warmstart(c: Config) -> None:
     w = c.warmstart
     if w.actor:
         from spar_agents.shipped import resolve_bot
@@ -133,13 +155,12 @@ def check(c: Config) -> None:
     _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _require(w.epochs >= 1, "warmstart.epochs", "at least 1", w.epochs)
-    _check_ray(c)
 
 
 def _check_match_reward(c: Config) -> None:
     """``ppo.reward``: "hand", or "match" for games that end at a target, in one process."""
-    from spar_train.ppo.games import mix_games
     from spar_train.match.reward import REWARDS, why_no_match_reward
+    from spar_train.ppo.games import mix_games
 
     p = c.ppo
     _require(p.reward in REWARDS, "ppo.reward", " or ".join(REWARDS), p.reward)
@@ -151,11 +172,10 @@ def _check_match_reward(c: Config) -> None:
     _require_spec("ppo.match_model", p.match_model)
     _require(p.match_deals >= 1, "ppo.match_deals", "at least 1", p.match_deals)
     _require(not c.ray.enabled, "ray.enabled", "false with ppo.reward = match", True)
-    games = [(g.name, g.rules) for g in mix_games(c)] if c.game.mix else [("game", rules_of(c))]
-    for name, rules in games:
-        why = why_no_match_reward(rules)
+    for game in mix_games(c):
+        why = why_no_match_reward(game.rules)
         if why is not None:
-            raise ConfigError(f"ppo.reward: match needs {why} ({name})")
+            raise ConfigError(f"ppo.reward: match needs {why} ({game.name})")
 
 
 def _check_exact(c: Config) -> None:

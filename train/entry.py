@@ -6,10 +6,13 @@
     result = spar_train.run(load_config("configs/ppo_tiny.toml"), "runs")  # runs/tiny/
     result = spar_train.run(resume="runs/tiny", overrides=["run.updates=8"])  # go on with it
 
-It checks the config, chooses the trainer by ``algorithm``, handles resume
-and Ray, and hands ``report`` to the trainer, which calls it with a
-:class:`~spar_train.progress.Progress` after every step (``spar train``'s progress
-bar is one such reporter):
+It completes the config once (:func:`complete`: a resumed run's own config, the seed and
+the name, Ray, its timeout), checks it, chooses the trainer by ``algorithm``, and hands
+``report`` to the trainer, which calls it with a :class:`~spar_train.progress.Progress` after
+every step (``spar train``'s progress bar is one such reporter), and ``hooks``
+(:class:`spar_train.hooks.Hook`) to a PPO run's loop; every hook hears the run's end. The
+result is one of three, which callers read alike: ``rules``, ``agent_spec`` (the spec that
+plays what the run trained) and ``summary()`` (what it reached, to show):
 
 ===============  =====================================  =======================================
 algorithm        trainer                                result
@@ -31,10 +34,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spar_train.config import Config, ConfigError, check, resume_config
+from spar_train.hooks import Hook
 from spar_train.progress import Reporter
+
+if TYPE_CHECKING:
+    from spar_train.hooks import TrainResult
 
 
 def run(
@@ -43,11 +50,14 @@ def run(
     *,
     resume: str | os.PathLike | None = None,
     overrides: Sequence[str] = (),
+    seed: int | None = None,
+    name: str | None = None,
     ray: str | None = None,
     ray_timeout: float | None = None,
     stop_after: int | None = None,
     report: Reporter | None = None,
-) -> Any:
+    hooks: Sequence[Hook] = (),
+) -> TrainResult:
     """Run ``config`` in ``runs_dir/<run.name>``, or go on with the run folder ``resume``.
 
     Args:
@@ -55,11 +65,15 @@ def run(
         runs_dir: the folder of runs (a resumed run stays in its own folder's parent).
         resume: a run folder to go on with, on its own config; ``overrides``
             (``--set`` strings) may change only how long it runs.
+        seed: a new run's ``run.seed`` (``None``: the config's).
+        name: a new run's ``run.name``, its folder (``None``: the config's).
         ray: ``None`` as the config says; ``""`` to collect PPO's rollouts on a
             local Ray, or the address of a cluster to join.
         ray_timeout: seconds to wait for that cluster (``None``: ``ray.timeout``).
         stop_after: PPO only: stop after this many updates in this call (tests use it).
         report: hears a :class:`~spar_train.progress.Progress` after every step.
+        hooks: hear the run (:mod:`spar_train.hooks`): a PPO run's start and updates, and
+            every run's end.
 
     Returns:
         The trainer's result (module docstring).
@@ -67,13 +81,61 @@ def run(
     Raises:
         ConfigError: naming what cannot run, before anything runs.
     """
+    config, folder = complete(config, runs_dir, resume=resume, overrides=overrides, seed=seed,
+                              name=name, ray=ray, ray_timeout=ray_timeout)  # fmt: skip
+    if resume is not None:
+        _note_a_restart(Path(resume), config.algorithm)
+    resuming = resume is not None
+    if config.algorithm == "ppo":
+        from spar_train.ppo import train
+
+        return train(config, folder, resume=resuming, stop_after=stop_after, report=report,
+                     hooks=hooks)  # fmt: skip
+    if stop_after is not None:
+        raise ConfigError(
+            f"stop_after: only PPO runs stop after a number of updates, not {config.algorithm}"
+        )
+    result: TrainResult
+    if config.algorithm == "mccfr":
+        from spar_train.mccfr import run_mccfr
+
+        result = run_mccfr(config, folder, resume=resuming, report=report)
+    else:
+        from spar_train.solve import run_solver
+
+        result = run_solver(config, folder, report=report, resume=resuming)
+    for hook in hooks:
+        hook.on_end(result)
+    return result
+
+
+def complete(
+    config: Config | None,
+    runs_dir: str | os.PathLike,
+    *,
+    resume: str | os.PathLike | None = None,
+    overrides: Sequence[str] = (),
+    seed: int | None = None,
+    name: str | None = None,
+    ray: str | None = None,
+    ray_timeout: float | None = None,
+) -> tuple[Config, Path]:
+    """The config a run goes with, completed in this one place, and its folder of runs: a
+    resumed run's own config (named after its folder, ``overrides`` applied, its cluster's
+    address), or a new run's with its seed, its name and Ray; then the Ray timeout; checked.
+    (Where the learner runs and in which arithmetic is resolved once when a PPO run starts,
+    :class:`spar_train.ppo.parts.Placement`: the config keeps ``auto``, so that a resumed run
+    resolves it on its own machine.) The arguments are :func:`run`'s.
+
+    Raises:
+        ConfigError: naming what cannot run.
+    """
     if resume is not None:
         if config is not None:
             raise ConfigError("resume: a resumed run goes on with its own config; give no config")
+        if seed is not None or name is not None:
+            raise ConfigError("resume: a resumed run keeps its seed and its folder's name")
         config, runs_dir = _resumed(Path(resume), overrides, ray)
-        config = _with_timeout(config, ray_timeout)
-        check(config)
-        _note_a_restart(Path(resume), config.algorithm)
     else:
         if config is None:
             raise ConfigError(
@@ -81,25 +143,11 @@ def run(
             )
         if overrides:
             raise ConfigError("overrides: only a resumed run takes them here; use load_config")
-        config = _with_timeout(_with_ray(config, ray), ray_timeout)
-        check(config)
-    resuming = resume is not None
-    runs_dir = Path(runs_dir)
-    if config.algorithm == "ppo":
-        from spar_train.ppo import train
-
-        return train(config, runs_dir, resume=resuming, stop_after=stop_after, report=report)
-    if stop_after is not None:
-        raise ConfigError(
-            f"stop_after: only PPO runs stop after a number of updates, not {config.algorithm}"
-        )
-    if config.algorithm == "mccfr":
-        from spar_train.mccfr import run_mccfr
-
-        return run_mccfr(config, runs_dir, resume=resuming, report=report)
-    from spar_train.solve import run_solver
-
-    return run_solver(config, runs_dir, report=report, resume=resuming)
+        named = {k: v for k, v in (("seed", seed), ("name", name)) if v is not None}
+        config = _with_ray(config.replace(run=dataclasses.replace(config.run, **named)), ray)
+    config = _with_timeout(config, ray_timeout)
+    check(config)
+    return config, Path(runs_dir)
 
 
 def _resumed(folder: Path, overrides: Sequence[str], ray: str | None) -> tuple[Config, Path]:

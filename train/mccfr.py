@@ -38,7 +38,7 @@ from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset
 from spar_train.config import CONFIG_FILE, rules_of
 from spar_train.evaluate import evaluate
-from spar_train.progress import Progress, Reporter
+from spar_train.progress import Progress, Reporter, Summary
 from spar_train.run_dir import run_folder
 
 POLICY_FILE = "policy.npz"
@@ -54,6 +54,29 @@ class MCCFRResult:
     seconds: float  # wall clock of this session of the run (evaluations included)
     solve_seconds: float  # of which the solver
     evaluations: dict[str, dict[str, float]] = field(default_factory=dict)  # the last ones
+
+    @property
+    def agent_spec(self) -> str:
+        """The agent spec that plays the saved policy: ``cfr:runs/NAME/policy.npz``."""
+        return f"cfr:{self.policy_path}"
+
+    def summary(self) -> Summary:
+        """How the agent fares against the eval opponents, and what to do with it next."""
+        rules, others = self.rules, self.rules.players - 1
+        rows = tuple(
+            (f"{spec} × {others}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
+            for spec, f in self.evaluations.items()
+        )
+        text = (
+            f"{self.batches:,} batches in {self.seconds / 60:.1f} min "
+            f"({self.solve_seconds / 60:.1f} min solving)\n"
+            f"policy:  {self.policy_path}\n"
+            f"curves:  tensorboard --logdir {self.run_dir.parent}\n"
+            f"bench:   spar bench cfr:{self.policy_path} {' '.join(['heuristic'] * others)} "
+            f"--variant {rules.variant} --players {rules.players} --deals 20000"
+        )
+        title = f"{self.run_dir.name}: after {self.deals_walked:,} hands"
+        return Summary(title, ("opponent", "mean payoff"), rows, text)
 
 
 def has_tables(run_dir: Path) -> bool:

@@ -23,6 +23,9 @@ say before it begins, in ``note``: the GPU its learner runs on.
 ``evaluations`` holds the latest duplicate-deal figures by opponent
 (``mean_payoff``, ``ci95``, ...), and ``evaluated`` says whether they were
 made at this step.
+
+When the run is over, its result's ``summary()`` is a :class:`Summary`: what the run
+reached, as a table and lines of text, for ``spar train`` to show whatever the algorithm.
 """
 
 from __future__ import annotations
@@ -43,3 +46,13 @@ class Progress:
 
 
 Reporter = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a run reached, to show at its end: a table (none without ``columns``), then text."""
+
+    title: str = ""
+    columns: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    text: str = ""  # lines to show after the table, as they are

@@ -23,6 +23,7 @@ import argparse
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from spar_agents.cfr.build import build_tree
 from spar_agents.cfr.evaluation import expected_value, game_value_bounds
@@ -31,7 +32,7 @@ from spar_agents.cfr.seqform import sequence_form
 from spar_agents.cfr.solvers import ALGORITHMS, make_solver
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset, make_rules
-from spar_train.progress import Progress, Reporter
+from spar_train.progress import Progress, Reporter, Summary
 from spar_train.run_dir import run_folder
 
 __all__ = ["SolveResult", "load_policy", "main", "run_solver", "solve_exact", "solve_lp_exact"]
@@ -55,6 +56,25 @@ class SolveResult:
     @property
     def iterations_per_second(self) -> float:
         return self.iterations / self.solve_seconds if self.solve_seconds > 0 else float("nan")
+
+    @property
+    def agent_spec(self) -> str:
+        """The agent spec that plays the saved policy: ``cfr:runs/NAME/policy.npz``."""
+        return f"cfr:{self.policy_path}"
+
+    def summary(self) -> Summary:
+        """The value found, how close to equilibrium, and what to do with the policy next."""
+        low, high = self.value_bounds
+        algorithm, variant = "lp" if self.algorithm == "lp" else "cfr", self.rules.variant
+        solver = f" ({self.algorithm}, {self.iterations:,} iterations)" if self.iterations else ""
+        return Summary(text=(
+            f"{variant}, {algorithm}{solver}: seat 0's value {self.game_value:.6f} (equilibrium "
+            f"value in [{low:.6f}, {high:.6f}]), NashConv {self.nash_conv:.3g} points per hand\n"
+            f"tree {self.build_seconds:.1f} s, solve {self.solve_seconds:.1f} s, "
+            f"evaluation {self.eval_seconds:.1f} s\n"
+            f"policy:  {self.policy_path}\n"
+            f"bench:   spar bench cfr:{self.policy_path} random --variant {variant} --players 2"
+        ))  # fmt: skip
 
 
 def solve_exact(
@@ -90,21 +110,7 @@ def solve_exact(
     sf = sequence_form(build_tree(rules))
     build = time.perf_counter() - t0
     solver = make_solver(algorithm, sf)
-    writer = None
-    if log_dir is not None:
-        from torch.utils.tensorboard import SummaryWriter  # torch only where logging is asked
-
-        writer = SummaryWriter(str(log_dir))
-        params = {
-            "variant": rules.variant,
-            "players": rules.players,
-            "algorithm": algorithm,
-            "iterations": iterations,
-            "eval_every": eval_every,
-            **rules.options(),
-        }
-        table = "\n".join(f"|{k}|{v}|" for k, v in params.items())
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
+    writer = None if log_dir is None else _writer(log_dir, rules, algorithm, iterations, eval_every)
     solve_s = eval_s = 0.0
     curve: list[tuple[int, float, float]] = []
     nc = float("nan")
@@ -138,6 +144,25 @@ def solve_exact(
     profile = solver.average_policy()
     times = (build, solve_s, eval_s)
     return _finish(rules, sf, profile, algorithm, solver.iteration, policy_path, times, curve)
+
+
+def _writer(log_dir: str | Path, rules: Ruleset, algorithm: str, iterations: int,
+            eval_every: int) -> Any:  # fmt: skip
+    """A TensorBoard writer in ``log_dir``, with the solve's parameters as a table."""
+    from torch.utils.tensorboard import SummaryWriter  # torch only where logging is asked
+
+    writer = SummaryWriter(str(log_dir))
+    params = {
+        "variant": rules.variant,
+        "players": rules.players,
+        "algorithm": algorithm,
+        "iterations": iterations,
+        "eval_every": eval_every,
+        **rules.options(),
+    }
+    table = "\n".join(f"|{k}|{v}|" for k, v in params.items())
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + table)
+    return writer
 
 
 def _finish(

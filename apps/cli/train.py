@@ -24,7 +24,6 @@ shipped with the package (spar train --list names them).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,8 +72,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import spar_train
-    from spar_agents.shipped import resolve_config
-    from spar_train.config import default_config_path, load_config
+    from spar_train.config import default_config_path, load_config, resolve_config
+    from spar_train.hooks import JoinLeague
 
     if args.list:
         return _list_configs()
@@ -85,50 +84,41 @@ def run(args: argparse.Namespace) -> int:
         if args.config is not None or args.seed is not None or args.name is not None:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
     else:
-        config = load_config(args.config or default_config_path(), args.set)
-        named = {"seed": args.seed, "name": args.name}
-        config = config.replace(
-            run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
-        )
-        overrides = ()
+        config, overrides = load_config(args.config or default_config_path(), args.set), ()
+    league = None if args.league is None else JoinLeague(args.league)
     console = Console(stderr=False)
     with _Bar(console) as bar:
         try:
             result = spar_train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
-                               ray=args.ray, ray_timeout=args.ray_timeout,
-                               report=bar.update)  # fmt: skip
+                                    seed=args.seed, name=args.name, ray=args.ray,
+                                    ray_timeout=args.ray_timeout, report=bar.update,
+                                    hooks=[] if league is None else [league])  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
-            where = args.resume or args.runs_dir / config.run.name
+            where = args.resume or args.runs_dir / (args.name or config.run.name)
             solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
             hint = "" if solve else f"; {_resume_hint(Path(where))}"
             print(f"spar train: stopped{hint}", file=sys.stderr)
             return 130
-    _summary(console, result)
-    return 0 if args.league is None else _join_league(args.league, result)
+    _summary(console, result.summary())
+    return 0 if league is None else _said_league(league)
 
 
-def _join_league(folder: Path, result: Any) -> int:
-    """Add the run's agent to the league in ``folder``; say so, or why it could not join."""
-    from spar_train.league import add_entrants
-
-    policy = getattr(result, "policy_path", None)
-    spec = f"cfr:{policy}" if policy is not None else f"ppo:{result.run_dir}"
-    rules = result.rules
-    try:
-        added = add_entrants(folder, [spec], rules)
-    except ValueError as e:
-        print(f"spar train: the run is saved, but {spec} did not join the league {folder}: "
-              f"{' '.join(str(e).split())}", file=sys.stderr)  # fmt: skip
+def _said_league(league: Any) -> int:
+    """Say whether the run's agent joined the league (:class:`spar_train.hooks.JoinLeague`)."""
+    if league.error is not None:
+        print(f"spar train: the run is saved, but {league.spec} did not join the league "
+              f"{league.folder}: {league.error}", file=sys.stderr)  # fmt: skip
         return 1
-    state = "joined" if added else "was already in"
-    print(f"spar train: {spec} {state} the league {folder}; spar league play {folder} rates it")
+    state = "joined" if league.joined else "was already in"
+    print(f"spar train: {league.spec} {state} the league {league.folder}; "
+          f"spar league play {league.folder} rates it")  # fmt: skip
     return 0
 
 
 def _list_configs() -> int:
     """``spar train --list``: each shipped config's name and the first line of its comment."""
-    from spar_agents.shipped import config_names, config_summary
+    from spar_train.config import config_names, config_summary
 
     names = config_names()
     width = max(map(len, names))
@@ -212,60 +202,16 @@ class _Bar:
             print(line, flush=True)
 
 
-def _summary(console: Console, result: Any) -> None:
-    """What the run reached, by the kind of run it was."""
-    from spar_train.mccfr import MCCFRResult
-    from spar_train.solve import SolveResult
-
-    if isinstance(result, SolveResult):
-        _solve_summary(console, result)
-    elif isinstance(result, MCCFRResult):
-        _sampled_summary(console, result)
-    else:
-        _ppo_summary(console, result)
-
-
-def _ppo_summary(console: Console, result: Any) -> None:
-    rules, run_dir = result.rules, result.run_dir
-    if result.planned_updates == 0:  # run.updates = 0: the warm start's imitation only
-        console.print(
-            f"{run_dir.name}: imitation only (run.updates = 0), no PPO update; the network "
-            f"imitates warmstart.imitate (curve: warmstart/cross_entropy)\n"
-            f"checkpoint in {run_dir}/checkpoints\n"
-            f"export:  spar export {run_dir} --out {run_dir.name}.onnx"
-        )
-        return
-    table = Table(title=f"{run_dir.name}: evaluation after update {result.counters.update}")
-    low = "/".join(rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
-    for column in ("opponent", "mean payoff", f"won {low}", f"kept {low}", "won trick H-1"):
-        table.add_column(column, justify="right")
-    for spec, f in result.evaluations.items():
-        who = f"{spec} × {rules.players - 1}"
-        if "games" in f:  # a game mix: the mean over its games (spar_train.ppo.evaluation.evaluate_each_game)
-            who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
-        table.add_row(
-            who,
-            f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
-            _share(f.get("won_last_with_low_card")),
-            _share(f.get("kept_low_card")),
-            _share(f.get("won_trick_before_last")),
-        )
-    console.print(table)
-    others = " ".join(["heuristic"] * (rules.players - 1))
-    minutes = result.counters.seconds / 60
-    console.print(
-        f"{result.counters.decisions:,} learner decisions in {minutes:.1f} min; "
-        f"checkpoints in {run_dir}/checkpoints\n"
-        f"curves:  tensorboard --logdir {run_dir.parent}\n"
-        f"bench:   spar bench ppo:{run_dir} {others} --deals 20000"
-    )
-    if result.out_of_time:
-        console.print(
-            f"run.max_minutes ({result.max_minutes:g}) ended the run after update "
-            f"{result.counters.update} of {result.planned_updates}, and the learning rate was "
-            f"scheduled for {result.planned_updates}; to train to the end: "
-            f"spar train --resume {run_dir} --set run.max_minutes=0"
-        )
+def _summary(console: Console, summary: Any) -> None:
+    """What the run reached (its result's :class:`~spar_train.progress.Summary`)."""
+    if summary.columns:
+        table = Table(title=summary.title)
+        for column in summary.columns:
+            table.add_column(column, justify="right")
+        for row in summary.rows:
+            table.add_row(*row)
+        console.print(table)
+    console.print(summary.text)
 
 
 def _resume_hint(run_dir: Path) -> str:
@@ -276,44 +222,3 @@ def _resume_hint(run_dir: Path) -> str:
     if has_checkpoint(run_dir) or has_tables(run_dir):
         return f"resume from the latest checkpoint with spar train --resume {run_dir}"
     return f"it had no checkpoint yet: spar train --resume {run_dir} starts it from the beginning"
-
-
-def _solve_summary(console: Console, result: Any) -> None:
-    """An exact solve (``algorithm = "cfr"`` or ``"lp"``): the value found."""
-    low, high = result.value_bounds
-    algorithm, variant = "lp" if result.algorithm == "lp" else "cfr", result.rules.variant
-    console.print(
-        f"{variant}, {algorithm}"
-        + (f" ({result.algorithm}, {result.iterations:,} iterations)" if result.iterations else "")
-        + f": seat 0's value {result.game_value:.6f} (equilibrium value in [{low:.6f}, "
-        f"{high:.6f}]), NashConv {result.nash_conv:.3g} points per hand\n"
-        f"tree {result.build_seconds:.1f} s, solve {result.solve_seconds:.1f} s, "
-        f"evaluation {result.eval_seconds:.1f} s\n"
-        f"policy:  {result.policy_path}\n"
-        f"bench:   spar bench cfr:{result.policy_path} random --variant {variant} "
-        f"--players 2"
-    )
-
-
-def _sampled_summary(console: Console, result: Any) -> None:
-    """A sampled-CFR run (``algorithm = "mccfr"``): how the agent fares."""
-    rules = result.rules
-    table = Table(title=f"{result.run_dir.name}: after {result.deals_walked:,} hands")
-    for column in ("opponent", "mean payoff"):
-        table.add_column(column, justify="right")
-    for spec, f in result.evaluations.items():
-        table.add_row(f"{spec} × {rules.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
-    console.print(table)
-    others = " ".join(["heuristic"] * (rules.players - 1))
-    console.print(
-        f"{result.batches:,} batches in {result.seconds / 60:.1f} min "
-        f"({result.solve_seconds / 60:.1f} min solving)\n"
-        f"policy:  {result.policy_path}\n"
-        f"curves:  tensorboard --logdir {result.run_dir.parent}\n"
-        f"bench:   spar bench cfr:{result.policy_path} {others} --variant {rules.variant} "
-        f"--players {rules.players} --deals 20000"
-    )
-
-
-def _share(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"

@@ -196,31 +196,41 @@ def simulate_equity(
         hands[rows] += 1
         score[rows, w] += p
         deal[rows] = w
-        if kind == "target":
-            done = score[rows, w] >= value
-            winner[rows[done]] = w[done]
-        elif kind == "one_hand":
-            done = np.ones(rows.size, dtype=bool)
-            winner[rows] = w
-        elif kind == "hands":
-            played[rows] += 1
-            done = played[rows] >= value
-            top = score[rows].max(axis=1, keepdims=True)
-            unique = (score[rows] == top).sum(axis=1) == 1
-            winner[rows[done & unique]] = score[rows].argmax(axis=1)[done & unique]
-        else:  # stones
-            tie_break = pool[rows] == 0
-            taken = np.minimum(p, pool[rows])
-            held[rows, w] += taken
-            pool[rows] -= taken
-            top = held[rows].max(axis=1, keepdims=True)
-            unique = (held[rows] == top).sum(axis=1) == 1
-            done = tie_break | ((pool[rows] == 0) & unique)
-            winner[rows[done]] = np.where(tie_break, w, held[rows].argmax(axis=1))[done]
+        done = _settle(kind, value, rows, w, p, score, played, held, pool, winner)
         running[rows[done]] = False
     wins = np.bincount(winner[winner >= 0], minlength=n) / matches
     half = Z95 * np.sqrt(wins * (1 - wins) / matches)
     return SampledEquity(wins, half, float((winner < 0).mean()), matches, float(hands.mean()))
+
+
+def _settle(kind: str, value: int, rows: np.ndarray, w: np.ndarray, p: np.ndarray,
+            score: np.ndarray, played: np.ndarray, held: np.ndarray, pool: np.ndarray,
+            winner: np.ndarray) -> np.ndarray:  # fmt: skip
+    """After a hand of the matches ``rows`` (won by ``w`` for ``p`` points, the scores already
+    added): which matches are over, their winners written to ``winner`` (the session end
+    ``kind`` to ``value``; ``played``, ``held`` and ``pool`` updated as it keeps them)."""
+    if kind == "target":
+        done = score[rows, w] >= value
+        winner[rows[done]] = w[done]
+    elif kind == "one_hand":
+        done = np.ones(rows.size, dtype=bool)
+        winner[rows] = w
+    elif kind == "hands":
+        played[rows] += 1
+        done = played[rows] >= value
+        top = score[rows].max(axis=1, keepdims=True)
+        unique = (score[rows] == top).sum(axis=1) == 1
+        winner[rows[done & unique]] = score[rows].argmax(axis=1)[done & unique]
+    else:  # stones
+        tie_break = pool[rows] == 0
+        taken = np.minimum(p, pool[rows])
+        held[rows, w] += taken
+        pool[rows] -= taken
+        top = held[rows].max(axis=1, keepdims=True)
+        unique = (held[rows] == top).sum(axis=1) == 1
+        done = tie_break | ((pool[rows] == 0) & unique)
+        winner[rows[done]] = np.where(tie_break, w, held[rows].argmax(axis=1))[done]
+    return done
 
 
 def _check_dealer(dealer: int, n: int) -> int:

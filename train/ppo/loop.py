@@ -75,7 +75,10 @@ def train(
     run_dir = Path(runs_dir) / config.run.name
     listeners = [*standard_hooks(report, stop_after), *hooks]
     with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
-        return _run(config, run_dir, resume=not fresh, report=report, hooks=listeners)
+        result = _run(config, run_dir, resume=not fresh, report=report, hooks=listeners)
+    for hook in listeners:  # the folder let go of: the run is over
+        hook.on_end(result)
+    return result
 
 
 def _run(
@@ -97,8 +100,6 @@ def _run(
             if not all([hook.on_update(run, update) for hook in hooks]):  # every hook hears it
                 break
         run.writer.close()
-    for hook in hooks:
-        hook.on_end(run.result)
     return run.result
 
 

@@ -25,6 +25,7 @@ from spar_env.rules import Ruleset
 from spar_train.ppo.games import GameMix
 from spar_train.ppo.sources.base import Rollout, RolloutSource
 from spar_train.ppo.sources.pools import MixPool
+from spar_train.progress import Summary
 from spar_train.sections import Config
 
 
@@ -78,6 +79,47 @@ class RunResult:
     def agent_spec(self) -> str:
         """The agent spec that plays the trained network: ``ppo:runs/NAME``."""
         return f"ppo:{self.run_dir}"
+
+    def summary(self) -> Summary:
+        """The last evaluation by opponent, and what to do with the run next."""
+        run_dir = self.run_dir
+        if self.planned_updates == 0:  # run.updates = 0: the warm start's imitation only
+            return Summary(text=(
+                f"{run_dir.name}: imitation only (run.updates = 0), no PPO update; the network "
+                f"imitates warmstart.imitate (curve: warmstart/cross_entropy)\n"
+                f"checkpoint in {run_dir}/checkpoints\n"
+                f"export:  spar export {run_dir} --out {run_dir.name}.onnx"
+            ))  # fmt: skip
+        low = "/".join(self.rules.rank_points) or "low"  # the scoring ranks: 6/7 in Spar
+        others = self.rules.players - 1
+        rows = []
+        for spec, f in self.evaluations.items():
+            who = f"{spec} × {others}"
+            if "games" in f:  # a game mix: the mean over its games (ppo.evaluation)
+                who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
+            rows.append((who, f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
+                         _share(f.get("won_last_with_low_card")), _share(f.get("kept_low_card")),
+                         _share(f.get("won_trick_before_last"))))  # fmt: skip
+        text = (
+            f"{self.counters.decisions:,} learner decisions in {self.counters.seconds / 60:.1f} "
+            f"min; checkpoints in {run_dir}/checkpoints\n"
+            f"curves:  tensorboard --logdir {run_dir.parent}\n"
+            f"bench:   spar bench ppo:{run_dir} {' '.join(['heuristic'] * others)} --deals 20000"
+        )
+        if self.out_of_time:
+            text += (
+                f"\nrun.max_minutes ({self.max_minutes:g}) ended the run after update "
+                f"{self.counters.update} of {self.planned_updates}, and the learning rate was "
+                f"scheduled for {self.planned_updates}; to train to the end: "
+                f"spar train --resume {run_dir} --set run.max_minutes=0"
+            )
+        columns = ("opponent", "mean payoff", f"won {low}", f"kept {low}", "won trick H-1")
+        title = f"{run_dir.name}: evaluation after update {self.counters.update}"
+        return Summary(title, columns, tuple(rows), text)
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
 @dataclass
