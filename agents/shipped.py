@@ -51,7 +51,7 @@ def shipped_file(package: str, suffix: str, name: str, what: str) -> Path:
     """The file ``name`` (with or without ``suffix``) of a data package.
 
     Raises:
-        ValueError: if there is none, naming the ``what``s there are.
+        ValueError: if there is none, naming the files of that kind there are.
     """
     path = data_folder(package) / f"{name.removesuffix(suffix)}{suffix}"
     if not path.is_file():

@@ -28,7 +28,7 @@ from spar_env.observation.universal import view_for
 from spar_env.rules import make_rules
 from spar_train.match.equity import EquityTable
 from spar_train.match.reward import match_reward_table
-from spar_train.rollout import hidden_hands
+from spar_train.ppo.sources.batch import hidden_hands
 from spar_train.tournament import draw_deals
 
 SCORES = ([0, 0, 0, 0], [5, 0, 0, 0], [9, 0, 0, 0], [9, 9, 9, 9])

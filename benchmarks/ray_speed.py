@@ -33,7 +33,6 @@ import dataclasses
 import statistics
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -42,13 +41,13 @@ import torch
 
 from spar_agents.ppo.update import ppo_update
 from spar_env.rules import make_rules
-from spar_train.config import default_config_path, load_config, rules_of
+from spar_train.config import default_config_path, load_config
 from spar_train.distributed.bench import run_tournament_on_ray
-from spar_train.distributed.rollout import RayCollector
-from spar_train.model import build_model, reward_scale
-from spar_train.opponent_pool import OpponentPool
 from spar_train.ppo import ppo_settings, to_batch, train
-from spar_train.rollout import Collector, Rollout
+from spar_train.ppo.games import build_model, game_mix
+from spar_train.ppo.sources.base import Rollout
+from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.wrappers.on_ray import ray_source
 from spar_train.tournament import run_tournament
 
 LINEUP = ["pimc", "heuristic", "heuristic", "heuristic"]
@@ -87,12 +86,12 @@ def task_cost(tasks: int = 300) -> float:
         ray.shutdown()
 
 
-def rollouts(collector, model, pool, rng, scale: float, count: int) -> tuple[float, Rollout]:
+def rollouts(source, model, pool, rng, count: int) -> tuple[float, Rollout]:
     """Learner decisions per second over ``count`` rollouts (after one of warm-up), the last."""
-    collector.collect(model, pool, 1, rng, scale)
+    source.collect(model, pool, 1, rng)
     decisions, begin = 0, time.perf_counter()
     for _ in range(count):
-        rollout = collector.collect(model, pool, 1, rng, scale)
+        rollout = source.collect(model, pool, 1, rng)
         decisions += rollout.decisions
     return decisions / (time.perf_counter() - begin), rollout
 
@@ -100,28 +99,26 @@ def rollouts(collector, model, pool, rng, scale: float, count: int) -> tuple[flo
 def rollout_speeds(count: int, mix: str | None = None) -> dict[str, float]:
     """Decisions/s of the local collector and of 1 and 2 Ray workers; the sizes the docs use."""
     config = load_config(default_config_path(), [] if mix is None else [f"pool.mix={mix}"])
-    rules = rules_of(config)
+    mix = game_mix(config)
     torch.manual_seed(0)
-    model = build_model(config, rules)
-    pool = OpponentPool(
-        rules, config.pool.mix, config.pool.snapshots, lambda: build_model(config, rules)
-    )
-    pool.add_snapshot(model)
-    scale = reward_scale(config, rules)
+    model = build_model(config, mix)
     rng = np.random.default_rng(0)
+    local = MixSource(mix, config, rng)
+    pool = local.pool(config.pool.mix, config.pool.snapshots, lambda: build_model(config, mix))
+    pool.add_snapshot(model)
     torch.set_num_threads(config.run.threads)
-    local = Collector(rules, config.rollout.games, rng)
     speeds: dict[str, float] = {}
-    speeds["local"], rollout = rollouts(local, model, pool, rng, scale, count)
+    speeds["local"], rollout = rollouts(local, model, pool, rng, count)
     ray.init(num_cpus=2, object_store_memory=OBJECT_STORE, include_dashboard=False)
     try:  # two workers share the games of one, then each has as many as the one had
         for name, workers, games in [("1 worker", 1, 1), ("2 worker", 2, 1), ("2 x games", 2, 2)]:
-            settings = dataclasses.replace(config.ray, workers=workers)
-            make_model = partial(build_model, config, rules)
-            collector = RayCollector(rules, games * config.rollout.games, config.run.seed, make_model,
-                                     settings, name=config.run.name)  # fmt: skip
-            speeds[name] = rollouts(collector, model, pool, rng, scale, count)[0]
-            collector.close()
+            on_ray = config.replace(
+                ray=dataclasses.replace(config.ray, workers=workers),
+                rollout=dataclasses.replace(config.rollout, games=games * config.rollout.games),
+            )
+            source = ray_source(on_ray, mix, "float32")
+            speeds[name] = rollouts(source, model, pool, rng, count)[0]
+            source.close()
     finally:
         ray.shutdown()
     # What crosses the network, and how fast the learner consumes it.

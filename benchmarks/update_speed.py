@@ -43,14 +43,20 @@ def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, 
     import torch
 
     from spar_agents.ppo import update
-    from spar_train.config import load_config
-    from spar_train.ppo import build_model, ppo_settings, rules_of
+    from spar_train import ppo
+    from spar_train.config import load_config, rules_of
+    from spar_train.ppo import ppo_settings
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     config = load_config(Path("configs/ppo_spar4.toml"), [])  # the checkout's own (cwd)
     rules = rules_of(config)
-    model = build_model(config, rules)
+    if hasattr(ppo, "build_model"):  # a checkout from before the PPO run became a package
+        model = ppo.build_model(config, rules)
+    else:
+        from spar_train.ppo.games import build_model, game_mix
+
+        model = build_model(config, game_mix(config))
     if hasattr(update, "make_optimizer"):
         optimizer = update.make_optimizer(model, config.ppo.lr)
     else:

@@ -34,7 +34,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spar_train.config import Config, ConfigError, check, resume_config
 from spar_train.hooks import Hook
@@ -143,7 +143,7 @@ def complete(
             )
         if overrides:
             raise ConfigError("overrides: only a resumed run takes them here; use load_config")
-        named = {k: v for k, v in (("seed", seed), ("name", name)) if v is not None}
+        named: dict[str, Any] = {k: v for k, v in (("seed", seed), ("name", name)) if v is not None}
         config = _with_ray(config.replace(run=dataclasses.replace(config.run, **named)), ray)
     config = _with_timeout(config, ray_timeout)
     check(config)

@@ -24,14 +24,14 @@ method         called                               with
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from spar_train.mccfr import MCCFRResult
     from spar_train.ppo.parts import RunResult
     from spar_train.solve import SolveResult
 
-    TrainResult = RunResult | SolveResult | MCCFRResult  # what spar_train.run returns
+    TrainResult: TypeAlias = "RunResult | SolveResult | MCCFRResult"  # spar_train.run gives it
 
 
 class Hook:

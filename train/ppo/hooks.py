@@ -3,17 +3,17 @@
 The loop (:mod:`spar_train.ppo.loop`) collects, updates and logs; then each hook hears the
 update (:class:`~spar_train.hooks.Hook`, Stable-Baselines3's callbacks), in this order:
 
-=====================  ============================================================
-hook                   after an update
-=====================  ============================================================
-:class:`Snapshots`     every ``pool.snapshot_every``: the learner joins its pool
-:class:`TimeLimit`     past ``run.max_minutes``: this update is the run's last
-:class:`Evaluation`    every ``eval.every``, and after the last update: the greedy
-                       policy on fixed deals (and ``eval.exact``'s exploitability)
-:class:`Checkpoints`   every ``run.checkpoint_every``, and after the last update
+=======================  ==========================================================
+hook                     after an update
+=======================  ==========================================================
+:class:`Snapshots`       every ``pool.snapshot_every``: the learner joins its pool
+:class:`TimeLimit`       past ``run.max_minutes``: this update is the run's last
+:class:`Evaluation`      every ``eval.every``, and after the last update: the greedy
+                         policy on fixed deals (and ``eval.exact``'s exploitability)
+:class:`Checkpoints`     every ``run.checkpoint_every``, and after the last update
 :class:`ProgressReport`  the live figures, to ``report`` (before the run: its device)
-:class:`StopAfter`     after ``stop_after`` updates of this call: a checkpoint, then stop
-=====================  ============================================================
+:class:`StopAfter`       after ``stop_after`` updates of this call: a checkpoint, stop
+=======================  ==========================================================
 
 :func:`standard_hooks` gives them for a run; a caller's own hooks follow them.
 """

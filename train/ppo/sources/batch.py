@@ -238,11 +238,9 @@ class GameBatch:
         t0 = time.perf_counter()
         learner = self._learner_turn(mine, seat[mine], privileged) if mine.size else None
         t1 = time.perf_counter()
-        seated = self._opponents_to_move(role, opponents)
+        seated, policies = self._opponents_to_move(role, opponents)
         turns: list[Turn] = [] if learner is None else [learner]
-        turns += [
-            PolicyTurn(agent.model, *inputs) for agent, _, _, inputs in seated if inputs is not None
-        ]
+        turns += policies
         t2 = time.perf_counter()
         answers = iter((yield turns) if turns else [])
         t3 = time.perf_counter()
@@ -265,17 +263,23 @@ class GameBatch:
         extra = None if not privileged else view.hidden(hidden_hands(state, games, seats))
         return LearnerTurn(obs, legal, unpack(legal, self.num_actions), extra)
 
-    def _opponents_to_move(self, role: np.ndarray, opponents: list[Agent]) -> list[Seated]:
+    def _opponents_to_move(
+        self, role: np.ndarray, opponents: list[Agent]
+    ) -> tuple[list[Seated], list[PolicyTurn]]:
         """Each opponent to move, with its games, its situation and, for a network (a snapshot:
-        answered in lockstep), the inputs its turn asks about."""
-        seated = []
+        answered in lockstep), the inputs its turn asks about; and those networks' turns."""
+        seated: list[Seated] = []
+        turns: list[PolicyTurn] = []
         for a, agent in enumerate(opponents):
             theirs = np.flatnonzero(role == a)
             if theirs.size:
                 situation = Situation(self.state, self.history, theirs)
-                inputs = agent.inputs(situation) if isinstance(agent, PPOAgent) else None
+                inputs = None
+                if isinstance(agent, PPOAgent):
+                    inputs = agent.inputs(situation)
+                    turns.append(PolicyTurn(agent.model, *inputs))
                 seated.append((agent, theirs, situation, inputs))
-        return seated
+        return seated, turns
 
     def _learner_acts(self, hand: int, turn: LearnerTurn, answer: tuple[np.ndarray, np.ndarray],
                       games: np.ndarray, seats: np.ndarray, rng: np.random.Generator,
