@@ -59,8 +59,10 @@ def test_the_comparison_finds_a_run_that_trains_otherwise(tmp_path: Path) -> Non
     tiny = ROOT / "configs" / "ppo_tiny.toml"
     short = ["run.updates=1", "warmstart.updates=0", "rollout.games=16", "eval.deals=4"]
     digests = [
-        checkpoint_digests(spar_train.run(load_config(tiny, short), tmp_path / str(seed),
-                                          seed=seed).run_dir / "checkpoints")  # fmt: skip
+        checkpoint_digests(
+            spar_train.run(load_config(tiny, short), tmp_path / str(seed), seed=seed).run_dir
+            / "checkpoints"
+        )  # fmt: skip
         for seed in (0, 1)
     ]
     assert digests[0].keys() == digests[1].keys() and digests[0] != digests[1]
