@@ -68,6 +68,17 @@ class RolloutSource(Protocol):
         ...
 
 
+class PooledGames:
+    """What every source and wrapper shares: the games it plays (``games``, in the mix's
+    order), and an opponent pool for them."""
+
+    games: list[MixGame]
+
+    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
+        """An opponent pool for each of the games, the snapshot networks shared."""
+        return MixPool(self.games, shares, keep, make_model)
+
+
 @dataclass(frozen=True)
 class Rollout:
     """The learner's decisions of one rollout (``M`` of them), and what they led to."""

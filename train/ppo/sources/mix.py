@@ -29,7 +29,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.match.reward import match_table_of
 from spar_train.ppo.games import GameMix, reward_scale
-from spar_train.ppo.sources.base import ModelMaker, Rollout, join_games
+from spar_train.ppo.sources.base import PooledGames, Rollout, join_games
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.lockstep import Play, play_in_lockstep
 from spar_train.ppo.sources.pools import MixPool
@@ -38,7 +38,7 @@ from spar_train.sections import Config
 Piece = tuple[int, int]  # (a game's index in the mix, how many of its games to play)
 
 
-class MixSource:
+class MixSource(PooledGames):
     """Plays every game of a mix (or the ``pieces`` of it a worker plays); its rollout is the
     concatenation of every game's (module docstring).
 
@@ -76,10 +76,6 @@ class MixSource:
             )  # fmt: skip
             for game, (_, games) in zip(self.games, pieces, strict=True)
         ]
-
-    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
-        """An opponent pool for each game this source plays, the snapshots shared."""
-        return MixPool(self.games, shares, keep, make_model)
 
     def collect(
         self,

@@ -44,7 +44,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.distributed import connect
 from spar_train.ppo.games import GameMix, build_model
-from spar_train.ppo.sources.base import ModelMaker, Rollout, join_games, merge_rollouts
+from spar_train.ppo.sources.base import ModelMaker, PooledGames, Rollout, join_games, merge_rollouts
 from spar_train.ppo.sources.mix import MixSource, Piece
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState, tensors
@@ -55,7 +55,7 @@ REPLACEMENTS = 3  # new actors a worker's share may need in one rollout before t
 log = logging.getLogger(__name__)
 
 
-class RaySource:
+class RaySource(PooledGames):
     """The run's source on Ray actors (module docstring).
 
     Worker ``i`` plays ``pieces[i]`` of the mix with the source ``make_source`` builds. This
@@ -115,10 +115,6 @@ class RaySource:
         actor.load_state.remote(self._states[worker])  # runs before any later call
         self._actors[worker] = actor
         self._holds[worker] = {}
-
-    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
-        """An opponent pool for each game of the mix, the snapshots shared."""
-        return MixPool(self.games, shares, keep, make_model)
 
     def collect(
         self,

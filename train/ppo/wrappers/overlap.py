@@ -42,7 +42,7 @@ from spar_agents.base import Agent
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix, build_model, reward_scale
-from spar_train.ppo.sources.base import ModelMaker, Rollout, join_games
+from spar_train.ppo.sources.base import PooledGames, Rollout, join_games
 from spar_train.ppo.sources.mix import MixSource
 from spar_train.ppo.sources.pools import MixPool, weights_of
 from spar_train.ppo.wrappers.worker import ProcessWorker, RolloutWorker
@@ -64,7 +64,7 @@ class Pending:
     reward_scale: float
 
 
-class OverlapSource:
+class OverlapSource(PooledGames):
     """The run's source in a worker process (module docstring).
 
     It has a source's interface (:class:`~spar_train.ppo.sources.base.RolloutSource`) and
@@ -90,10 +90,6 @@ class OverlapSource:
     def worker_pid(self) -> int | None:
         """The worker process's id."""
         return self._worker.pid
-
-    def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
-        """An opponent pool for each game of the mix, the snapshots shared."""
-        return MixPool(self.games, shares, keep, make_model)
 
     def submit(self, model: ActorCritic, pool: MixPool, hands: int,
                teacher: Sequence[Agent] | None = None) -> None:  # fmt: skip
