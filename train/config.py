@@ -232,10 +232,16 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
 RESUME_KEYS = ("run.updates", "run.max_minutes", "mccfr.batches", "run.device")
 
 
-def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
+def resume_config(
+    run_dir: str | Path, overrides: Sequence[str] = (), *, trust_code: bool = False
+) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
     only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``) and where
-    (``run.device``: checkpoints are device-free)."""
+    (``run.device``: checkpoints are device-free).
+
+    A run folder may have been handed to us: an agent of its config that would run code
+    (``py:``) is refused unless ``trust_code`` (:func:`spar_agents.registry.trust.refuse_code`).
+    """
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
@@ -251,7 +257,16 @@ def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
                 f"{', '.join(RESUME_KEYS[:-1])} and {RESUME_KEYS[-1]} may change"
             )
         apply_override(data, item)
-    return from_dict(data)
+    config = from_dict(data)
+    if not trust_code:
+        from spar_agents.registry.trust import UntrustedCode, refuse_code
+        from spar_train.preflight import agent_specs
+
+        try:
+            refuse_code(agent_specs(config), str(path), "resume with --trust-code")
+        except UntrustedCode as e:
+            raise ConfigError(str(e)) from None
+    return config
 
 
 # ----- writing ---------------------------------------------------------------------

@@ -47,6 +47,7 @@ def run(
     ray_timeout: float | None = None,
     stop_after: int | None = None,
     report: Reporter | None = None,
+    trust_code: bool = False,
 ) -> Any:
     """Run ``config`` in ``runs_dir/<run.name>``, or go on with the run folder ``resume``.
 
@@ -60,6 +61,8 @@ def run(
         ray_timeout: seconds to wait for that cluster (``None``: ``ray.timeout``).
         stop_after: PPO only: stop after this many updates in this call (tests use it).
         report: hears a :class:`~spar_train.progress.Progress` after every step.
+        trust_code: build the ``py:`` agents a resumed run's ``config.toml`` names (else
+            they are refused: :func:`~spar_train.config.resume_config`).
 
     Returns:
         The trainer's result (module docstring).
@@ -70,7 +73,7 @@ def run(
     if resume is not None:
         if config is not None:
             raise ConfigError("resume: a resumed run goes on with its own config; give no config")
-        config, runs_dir = _resumed(Path(resume), overrides, ray)
+        config, runs_dir = _resumed(Path(resume), overrides, ray, trust_code)
         config = _with_timeout(config, ray_timeout)
         check(config)
         _note_a_restart(Path(resume), config.algorithm)
@@ -102,9 +105,11 @@ def run(
     return run_solver(config, runs_dir, report=report, resume=resuming)
 
 
-def _resumed(folder: Path, overrides: Sequence[str], ray: str | None) -> tuple[Config, Path]:
+def _resumed(
+    folder: Path, overrides: Sequence[str], ray: str | None, trust_code: bool
+) -> tuple[Config, Path]:
     """The config of the run in ``folder`` (named after it), and the folder it lies in."""
-    config = resume_config(folder, overrides)
+    config = resume_config(folder, overrides, trust_code=trust_code)
     config = config.replace(run=dataclasses.replace(config.run, name=folder.name))
     if ray is not None and not config.ray.enabled:
         raise ConfigError(

@@ -3,8 +3,8 @@
 :func:`check_bounds` (part of :func:`spar_train.config.check`) refuses sizes past
 the limits of :mod:`spar_env.limits`. :func:`check_agents` builds every agent
 a config names (the eval opponents, the warm start's teacher, the pool's
-opponents, the sampled-CFR model and opponents) for the config's game, so a
-missing ``ppo:`` file or a bot for another game is found before any
+opponents, the match reward's model, the sampled-CFR model and opponents)
+for the config's game, so a missing ``ppo:`` file or a bot for another game is found before any
 training, not at the first evaluation. Both raise
 :class:`~spar_train.config.ConfigError` naming the key.
 """
@@ -72,6 +72,8 @@ def agent_specs(c: Config) -> dict[str, str]:
     if w.imitate and w.updates:
         specs["warmstart.imitate"] = w.imitate
     specs.update({f"pool.mix.{k}": k for k in c.pool.mix if k not in SELF_OR_SNAPSHOT})
+    if c.ppo.reward == "match":
+        specs["ppo.match_model"] = c.ppo.match_model
     return specs
 
 

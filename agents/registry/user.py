@@ -6,6 +6,8 @@ parameters (``py:path=mybots:Greedy,depth=2``) and returns an object with
 ``act(situation, rng) -> Decision`` (:class:`spar_agents.base.Agent`). The module is looked
 for where Python looks, and then in the current folder, as ``python -m`` would. Importing it
 runs its code: name only modules you trust, as you would with ``python -m``.
+A spec typed on the command line is the user's choice to run that code; a spec read from a
+file is not (:mod:`spar_agents.registry.trust`).
 """
 
 from __future__ import annotations

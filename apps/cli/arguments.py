@@ -136,6 +136,17 @@ def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def add_trust_code_option(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--trust-code``: build the ``py:`` agents that ``where`` names (a file handed to us is
+    never trusted to run code otherwise: :func:`spar_agents.registry.trust.refuse_code`)."""
+    parser.add_argument(
+        "--trust-code",
+        action="store_true",
+        help=f"build the py: agents {where} names, which import and run Python code "
+        "(without it they are refused: a file you were sent never runs code)",
+    )
+
+
 def ray_address(text: str) -> str:
     """An argparse type: an address Ray can join."""
     from spar_train.distributed import check_address

@@ -27,6 +27,7 @@ from pathlib import Path
 from spar_apps.cli.arguments import (
     add_command,
     add_ray_option,
+    add_trust_code_option,
     positive_int_at_most,
     positive_seconds,
     seed,
@@ -35,6 +36,7 @@ from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env.limits import MAX_DEALS, MAX_GAMES
+from spar_env.printable import printable
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
@@ -71,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="stop after the match under way once M minutes have passed",
     )  # fmt: skip
     add_ray_option(play, "play each round's matches as tasks")
+    add_trust_code_option(play, "the league's league.json")
     play.set_defaults(func=run_play)
 
     show = add_command(actions, "show", "the league's ratings and pair results", __doc__)
@@ -97,9 +100,9 @@ def run_add(args: argparse.Namespace) -> int:
     added = add_entrants(folder, args.agents, rules, args.seed)
     league = load(folder)
     kept = [s for s in args.agents if s.strip() not in added]
-    print(f"spar league: {folder}: {len(league.entrants)} entrants"
-          + (f"; added {', '.join(added)}" if added else "")
-          + (f"; already in: {', '.join(kept)}" if kept else ""))  # fmt: skip
+    print(printable(f"spar league: {folder}: {len(league.entrants)} entrants"
+                    + (f"; added {', '.join(added)}" if added else "")
+                    + (f"; already in: {', '.join(kept)}" if kept else "")))  # fmt: skip
     return 0
 
 
@@ -117,14 +120,14 @@ def run_play(args: argparse.Namespace) -> int:
         connect(args.ray, args.ray_timeout)
 
     def skip(spec: str, why: str) -> None:
-        print(f"spar league: skipping {spec}: it does not load ({why})", file=sys.stderr)
+        print(printable(f"spar league: skipping {spec}: it does not load ({why})"), file=sys.stderr)
 
     with progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
         try:
             done = play_league(args.folder, args.deals, match_deals=args.match,
                                round_size=args.round, minutes=args.minutes, ray=args.ray,
-                               on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
+                               trust_code=args.trust_code, on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
             print(f"spar league: stopped; every finished match is kept, and spar league play "
@@ -163,6 +166,7 @@ def print_league(table, folder: Path) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from spar_agents.signature import describe_game
     from spar_train.league.store import game_of
@@ -173,17 +177,19 @@ def print_league(table, folder: Path) -> None:
     r = table.ratings
     unit = f"{table.rules.payoff} per 100 hands"
     played = int(table.deals.sum()) // 2
-    console.print(f"spar league {folder}: {describe_game(game_of(table.rules))}, "
-                  f"{table.matches} matches, {played:,} deals", style="bold")  # fmt: skip
+    console.print(Text(printable(f"spar league {folder}: {describe_game(game_of(table.rules))}, "
+                                 f"{table.matches} matches, {played:,} deals"), style="bold"))  # fmt: skip
     ratings = Table(box=box.SIMPLE_HEAD)
     for name, justify in (("#", "right"), ("agent", "left"), ("rating", "right"),
                           ("deals", "right"), ("met", "right")):  # fmt: skip
         ratings.add_column(name, justify=justify, no_wrap=name != "agent")
     for place, i in enumerate(table.order(), 1):
-        spec = table.entrants[i]
-        if table.loads is not None and not table.loads[i]:
+        spec = printable(table.entrants[i])  # a name from the league's file: shown, not obeyed
+        if table.loads is not None and table.loads[i] is None:
+            spec += " (runs code: not loaded to show)"
+        elif table.loads is not None and not table.loads[i]:
             spec += " (does not load)"
-        ratings.add_row(str(place), spec, _cell(r.rating[i], r.halfwidth[i]),
+        ratings.add_row(str(place), Text(spec), _cell(r.rating[i], r.halfwidth[i]),
                         f"{int(table.deals[i]):,}", str(int(table.opponents[i])))  # fmt: skip
     console.print(ratings)
     widened = (f", widened ×{r.dispersion**0.5:.2f} as the pair results are not all additive"
@@ -201,7 +207,7 @@ def print_league(table, folder: Path) -> None:
     for n, _ in enumerate(order, 1):
         pairs.add_column(f"#{n}", justify="right", no_wrap=True)
     for n, i in enumerate(order, 1):
-        pairs.add_row(f"#{n} {table.entrants[i]}",
+        pairs.add_row(Text(f"#{n} {printable(table.entrants[i])}"),
                       *("" if i == j else _cell(table.margin[i, j], table.margin_halfwidth[i, j])
                         for j in order))  # fmt: skip
     console.print(pairs)
@@ -215,7 +221,7 @@ def plot_league(table, path: Path) -> None:
 
     order = table.order()
     k = len(order)
-    names = [table.entrants[i] for i in order]
+    names = [printable(table.entrants[i]) for i in order]
     rating = 100 * table.ratings.rating[order]
     half = 100 * np.nan_to_num(table.ratings.halfwidth[order])
     fig = Figure(figsize=(6 + 0.55 * k, 1.8 + 0.45 * k), layout="constrained")

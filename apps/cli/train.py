@@ -32,8 +32,10 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
+from rich.text import Text
 
-from spar_apps.cli.arguments import add_command, add_ray_option, seed
+from spar_apps.cli.arguments import add_command, add_ray_option, add_trust_code_option, seed
+from spar_env.printable import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -68,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "starting one for the run's game if there is none",
     )  # fmt: skip
     add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
+    add_trust_code_option(parser, "the resumed run's config.toml")
     parser.set_defaults(func=run)
 
 
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             result = spar_train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
                                ray=args.ray, ray_timeout=args.ray_timeout,
-                               report=bar.update)  # fmt: skip
+                               trust_code=args.trust_code, report=bar.update)  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
             where = args.resume or args.runs_dir / config.run.name
@@ -244,7 +247,7 @@ def _ppo_summary(console: Console, result: Any) -> None:
         if "games" in f:  # a game mix: the mean over its games (spar_train.game_mix.evaluate_mix)
             who = f"{spec}, mean of {f['games']:.0f} games ({f['games_above']:.0f} above 0)"
         table.add_row(
-            who,
+            Text(printable(who)),  # an opponent a resumed run's config.toml named
             f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}",
             _share(f.get("won_last_with_low_card")),
             _share(f.get("kept_low_card")),
@@ -302,7 +305,8 @@ def _sampled_summary(console: Console, result: Any) -> None:
     for column in ("opponent", "mean payoff"):
         table.add_column(column, justify="right")
     for spec, f in result.evaluations.items():
-        table.add_row(f"{spec} × {rules.players - 1}", f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
+        who = Text(printable(f"{spec} × {rules.players - 1}"))
+        table.add_row(who, f"{f['mean_payoff']:+.3f} ± {f['ci95']:.3f}")
     console.print(table)
     others = " ".join(["heuristic"] * (rules.players - 1))
     console.print(

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from spar_agents import Agent, make_agent
+from spar_agents.registry.trust import code_specs
 from spar_agents.signature import describe_game
 from spar_env.rules import Ruleset
 from spar_train.league.play import play_here, play_on_ray
@@ -83,6 +84,7 @@ def play_league(
     ray: str | None = None,
     on_skip: Callable[[str, str], None] | None = None,
     on_deals: Callable[[int], None] | None = None,
+    trust_code: bool = False,
 ) -> int:
     """Play about ``deals`` deals of pair matches in the league (whole matches: the matches a
     stopped run had planned first, then rounds planned as the module docstring says); stop
@@ -91,6 +93,8 @@ def play_league(
     An entrant that no longer loads is skipped (``on_skip(spec, why)``), with its planned
     matches. ``on_deals(n)`` hears the deals of each match as they are played (here) or as
     each match ends (on Ray). ``ray``: None plays here, else the Ray address (``""``: local).
+    An entrant that would run code (``py:``) is skipped so too, unless ``trust_code``: the
+    league file may have been handed to us (:mod:`spar_agents.registry.trust`).
 
     Raises:
         ValueError: for sizes below 1, a league with fewer than two entrants that load, or a
@@ -103,7 +107,7 @@ def play_league(
     with locked(folder):
         league = load(folder)
         rules = league.rules
-        agents = _loadable(league, rules, on_skip)
+        agents = _loadable(league, rules, on_skip, trust_code)
         active = [n for n, spec in enumerate(league.entrants) if spec in agents]
         if len(active) < 2:
             raise ValueError(f"{folder}: a league plays with two entrants that load; "
@@ -138,7 +142,8 @@ class Standings:
 
     rules: Ruleset
     entrants: tuple[str, ...]
-    loads: tuple[bool, ...] | None  # whether each spec still loads (None: not checked)
+    # whether each spec still loads (None: not checked; per entrant, None: it would run code)
+    loads: tuple[bool | None, ...] | None
     ratings: Ratings  # per hand (``PER_100`` times this is shown)
     deals: np.ndarray  # int64 [K] deals each entrant played
     opponents: np.ndarray  # int64 [K] entrants each met in a pair match
@@ -191,7 +196,8 @@ class Standings:
 
 def standings(league: League, check_loads: bool = False) -> Standings:
     """The league's table. With ``check_loads``, each spec is built to see that it still loads
-    (an entrant that does not is still rated from the matches it played)."""
+    (an entrant that does not is still rated from the matches it played), but for one that
+    would run code (``py:``), which is never built to be shown."""
     k = len(league.entrants)
     totals = _totals(league)
     ratings = fit(totals, range(k))
@@ -207,7 +213,8 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     loads = None
     if check_loads:
         rules = league.rules
-        loads = tuple(_build(spec, rules)[0] is not None for spec in league.entrants)
+        loads = tuple(None if code_specs(spec) else _build(spec, rules, False)[0] is not None
+                      for spec in league.entrants)  # fmt: skip
     return Standings(
         rules=league.rules, entrants=tuple(league.entrants), loads=loads, ratings=ratings,
         deals=totals.deals.sum(axis=1), opponents=(totals.deals > 0).sum(axis=1),
@@ -235,11 +242,11 @@ def _totals(league: League) -> PairTotals:
     return PairTotals(len(league.entrants), (m.result for m in played if m.result is not None))
 
 
-def _loadable(league: League, rules: Ruleset,
-              on_skip: Callable[[str, str], None] | None) -> dict[str, Agent]:  # fmt: skip
+def _loadable(league: League, rules: Ruleset, on_skip: Callable[[str, str], None] | None,
+              trust_code: bool) -> dict[str, Agent]:  # fmt: skip
     agents: dict[str, Agent] = {}
     for spec in league.entrants:
-        agent, why = _build(spec, rules)
+        agent, why = _build(spec, rules, trust_code)
         if agent is not None:
             agents[spec] = agent
         elif on_skip is not None:
@@ -247,8 +254,11 @@ def _loadable(league: League, rules: Ruleset,
     return agents
 
 
-def _build(spec: str, rules: Ruleset) -> tuple[Agent | None, str]:
-    """The agent of ``spec``, or None and why it does not load."""
+def _build(spec: str, rules: Ruleset, trust_code: bool) -> tuple[Agent | None, str]:
+    """The agent of ``spec``, or None and why it does not load (or may not be built)."""
+    if not trust_code and code_specs(spec):
+        return None, (f"{code_specs(spec)[0]} would import and run Python code named by the "
+                      "league file; play with --trust-code if you trust it")  # fmt: skip
     try:
         return make_agent(spec, rules), ""
     except (ValueError, OSError) as e:

@@ -13,7 +13,6 @@ is refused with a message that names the field, never executed.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import math
 import os
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from spar_env.atomic import atomic_output
+from spar_env.lockfile import LockHeld, take_lock
 from spar_env.rules import Ruleset, make_rules
 from spar_train.league.ratings import PairResult
 
@@ -115,21 +115,18 @@ def locked(folder: Path) -> Iterator[None]:
     """Hold the league's lock, or refuse at once if another process holds it.
 
     Raises:
-        ValueError: naming the process that holds the league.
+        ValueError: naming the process that holds the league, or a lock file that is not
+            one (a link, say: :mod:`spar_env.lockfile`).
     """
     Path(folder).mkdir(parents=True, exist_ok=True)
-    fd = os.open(Path(folder) / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
-            raise ValueError(
-                f"{folder}: the league is in use by process {holder}; wait for it to finish "
-                "(or stop it: a stopped league loses only its unfinished match)"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        fd = take_lock(Path(folder) / LOCK)
+    except LockHeld as held:
+        raise ValueError(
+            f"{folder}: the league is in use by process {held.holder or 'another process'}; "
+            "wait for it to finish (or stop it: a stopped league loses only its unfinished match)"
+        ) from None
+    try:
         yield
     finally:
         os.close(fd)  # closing releases the lock
