@@ -35,6 +35,7 @@ from spar_apps.cli import (
 from spar_apps.cli.arguments import Parser
 from spar_env import __version__
 from spar_env.extras import missing_module_message
+from spar_env.printable import printable
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
     train, bench, equity, league, exploit, play, serve, rules, export, record, replay, speed,
@@ -88,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(command: str, message: object, status: int) -> int:
-    """Print ``spar COMMAND: error: message`` as one line; return ``status``."""
-    text = " ".join(str(message).split())
+    """Print ``spar COMMAND: error: message`` as one line; return ``status``.
+
+    A message may quote a file we were handed (a league's entrant, a bot's metadata), so
+    its control characters are escaped (:func:`spar_env.printable.printable`)."""
+    text = printable(" ".join(str(message).split()))
     print(f"spar {command}: error: {text}", file=sys.stderr)
     return status

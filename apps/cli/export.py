@@ -21,6 +21,7 @@ from pathlib import Path
 from spar_apps.cli.arguments import add_command, positive_int_at_most
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_env.limits import MAX_CHECK
+from spar_env.printable import printable
 
 TOLERANCE = 1e-5  # largest difference from torch's probabilities that may be written
 
@@ -61,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         )
     with atomic_output(args.out, "wb") as out:
         out.write(exported.data)
-    rules, run = exported.rules, exported.run
+    rules = exported.rules
+    run = {key: printable(value) for key, value in exported.run.items()}  # read from the file
     if exported.universal:
         from spar_agents.signature import covered_text
 
