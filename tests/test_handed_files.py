@@ -11,22 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli, copy_run, make_tiny_run, one_line
+from helpers.cli import cli, one_line
 
 from spar_env.lockfile import LockFileError, LockHeld, lock_holder, take_lock
 
 PRECIOUS = "precious\n"
 EVIL = 'open("PWNED", "w").write("x")\nclass X:\n    def __init__(self, rules):\n        pass\n'
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    return make_tiny_run(tmp_path_factory)
-
-
-@pytest.fixture
-def run_copy(tiny_run: Path, tmp_path: Path, monkeypatch) -> Path:
-    return copy_run(tiny_run, tmp_path, monkeypatch)
 
 
 @pytest.fixture

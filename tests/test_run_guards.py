@@ -11,12 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.cli import SHIPPED_BOT, TINY, cli, make_tiny_run, one_line, spar
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    return make_tiny_run(tmp_path_factory)
+from helpers.cli import SHIPPED_BOT, TINY, cli, one_line, spar
 
 
 # ----- 5. the CFR policy loader: malformed files are one line ---------------------------------

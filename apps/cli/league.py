@@ -127,7 +127,8 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             done = play_league(args.folder, args.deals, match_deals=args.match,
                                round_size=args.round, minutes=args.minutes, ray=args.ray,
-                               trust_code=args.trust_code, on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
+                               trust_code=args.trust_code, on_skip=skip,
+                               on_deals=lambda n: bar.advance(task, n))  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
             print(f"spar league: stopped; every finished match is kept, and spar league play "
