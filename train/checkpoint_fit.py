@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from spar_agents.ppo.agent import model_shape
 from spar_agents.ppo.checkpoint import CheckpointError
 
 KEYS = ("game", "model", "weights", "optimizer", "rng", "torch_rng", "counters", "pool", "games")
@@ -27,6 +28,10 @@ def check_fits(saved: dict[str, Any], file: Path, spec: dict[str, Any]) -> None:
     model, counters = saved["model"], saved["counters"]
     if not isinstance(model, dict) or not isinstance(counters, dict):
         raise CheckpointError(f"{file}: not a checkpoint of a PPO run (model or counters broken)")
+    try:
+        model_shape(model)  # within a config's bounds, before the message below shows it
+    except ValueError as e:
+        raise CheckpointError(f"{file}: not a checkpoint of a PPO run ({e})") from None
     if model != spec:
         raise CheckpointError(
             f"{file}: a checkpoint of a network with hidden {model.get('hidden')} "
