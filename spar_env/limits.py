@@ -42,8 +42,10 @@ limit                      value          what it bounds, and why that value
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 MAX_LAYER_WIDTH = 16_384
 MAX_LAYERS = 64
@@ -97,6 +99,39 @@ def read_bounded(path: str | os.PathLike, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise LimitError(f"{path}: larger than any {what} (at most {_bytes(limit)})")
     return data
+
+
+def check_nesting(value: object, levels: int, what: str) -> None:
+    """Raise :class:`LimitError` if the lists and dicts of ``value`` nest more than ``levels``
+    deep (``[1]`` is 1 deep, ``{"a": [1]}`` 2), looking level by level, never by recursion,
+    before anything that recurses (``json.dumps``, ``repr``) meets it."""
+    level = [value]
+    for _ in range(levels):
+        level = [
+            item
+            for container in level
+            if isinstance(container, dict | list | tuple)
+            for item in (container.values() if isinstance(container, dict) else container)
+            if isinstance(item, dict | list | tuple)
+        ]
+        if not level:
+            return
+    raise LimitError(f"{what} is nested more than {levels} levels deep")
+
+
+def load_json(text: str | bytes, levels: int, what: str) -> Any:
+    """The JSON value of ``text``, refused if it nests more than ``levels`` deep.
+
+    Raises:
+        LimitError: for JSON nested too deeply (also past Python's own recursion limit).
+        ValueError: for text that is not JSON (``json.JSONDecodeError``, ``UnicodeDecodeError``).
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise LimitError(f"{what} is nested more than {levels} levels deep") from None
+    check_nesting(value, levels, what)
+    return value
 
 
 def _bytes(n: int) -> str:

@@ -7,16 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import onnx
 import pytest
 
 from spar_agents import make_agent
+from spar_agents.export.metadata import BotError
 from spar_agents.ppo.checkpoint import CheckpointError, save_checkpoint
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.signature import game_signature
 from spar_env.observation.per_game import layout_for
 from spar_env.rules import make_rules
 from spar_train.checkpoint_fit import check_fits
-from tests.helpers.cli import cli, one_line, spar
+from tests.helpers.cli import SHIPPED_BOT, cli, one_line, spar
+
+UNIVERSAL_BOT = SHIPPED_BOT.with_name("universal.onnx")
 
 RULES = make_rules("spar", players=2)
 
@@ -67,3 +71,66 @@ def test_a_network_the_weights_do_not_hold_is_never_built(tmp_path: Path) -> Non
     done = spar("export", file, "--out", out, cwd=tmp_path, cap=True, timeout=60)
     one_line(done.returncode, done.stderr, "weights do not fit", "actor.0.weight")
     assert not out.exists()
+
+
+# ----- ONNX bots ----------------------------------------------------------------------
+def bot_with(path: Path, source: Path = SHIPPED_BOT, graph=None, **meta: str) -> Path:
+    """``source``'s bot (or ``graph`` with its metadata), with ``meta`` written over its
+    metadata."""
+    model = onnx.load(str(source))
+    props = {p.key: p.value for p in model.metadata_props} | meta
+    if graph is not None:
+        model = onnx.helper.make_model(graph, opset_imports=model.opset_import)
+    del model.metadata_props[:]
+    for key, value in props.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
+
+
+def memory_bomb(obs_size: int, actions: int) -> onnx.GraphProto:
+    """A graph of the bot's inputs and output whose ConstantOfShape asks, at run time, for
+    a tensor of (batch x 2^20) x (obs_size x 2^20) floats."""
+    h, f = onnx.helper, onnx.TensorProto
+    nodes = [
+        h.make_node("Shape", ["obs"], ["shape"]),
+        h.make_node("Mul", ["shape", "huge"], ["big"]),
+        h.make_node("ConstantOfShape", ["big"], ["bomb"]),
+        h.make_node("ReduceSum", ["bomb"], ["total"], keepdims=0),
+        h.make_node("Cast", ["mask"], ["legal"], to=f.FLOAT),
+        h.make_node("Add", ["legal", "total"], ["probs"]),
+    ]
+    return h.make_graph(
+        nodes, "bomb",
+        [h.make_tensor_value_info("obs", f.UINT8, ["batch", obs_size]),
+         h.make_tensor_value_info("mask", f.BOOL, ["batch", actions])],
+        [h.make_tensor_value_info("probs", f.FLOAT, ["batch", actions])],
+        [h.make_tensor("huge", f.INT64, [2], [1 << 20, 1 << 20])],
+    )  # fmt: skip
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("source", "key"), [(SHIPPED_BOT, "options"), (UNIVERSAL_BOT, "games")])
+def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path, source, key) -> None:
+    bot = bot_with(tmp_path / "deep.onnx", source, **{key: DEEP})
+    with pytest.raises(BotError, match=f"{key} is nested more than 8 levels deep"):
+        make_agent(f"onnx:{bot}", make_rules("spar"))
+    done = spar("bench", f"onnx:{bot}", "random", "--players", 4, "--deals", 2, cwd=tmp_path)
+    one_line(done.returncode, done.stderr, f"{key} is nested more than 8 levels deep")
+
+
+def test_a_run_entry_nested_deeply_is_no_run(tmp_path: Path) -> None:
+    bot = bot_with(tmp_path / "deep.onnx", run=DEEP)
+    assert make_agent(f"onnx:{bot}", make_rules("spar")).run == {}
+
+
+def test_a_graph_that_fails_as_it_runs_is_refused_in_one_line(tmp_path: Path) -> None:
+    rules = make_rules("spar")
+    graph = memory_bomb(layout_for(rules).size, rules.num_actions)
+    bot = bot_with(tmp_path / "bomb.onnx", graph=graph)
+    done = spar("bench", f"onnx:{bot}", "heuristic", "--players", 4, "--deals", 2, cwd=tmp_path,
+                cap=True)  # fmt: skip
+    one_line(done.returncode, done.stderr, "bomb.onnx", "the bot's graph failed as it ran")
