@@ -186,7 +186,7 @@ class _Bar:
         self.progress.stop()
 
     def update(self, event: Any) -> None:
-        if event.phase == "start":  # a line before the run begins (its device)
+        if event.phase in ("start", "note"):  # a line as it is (the device, the budget)
             self.progress.console.print(f"spar train: {event.note}", highlight=False)
             return
         self.phase = event.phase
