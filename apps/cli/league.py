@@ -40,6 +40,7 @@ from spar_env.printable import printable
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
+DEFAULT_PLAY_DEALS = 2000  # deals league play plays, unless --minutes is given alone
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from spar_train.league import DEFAULT_MATCH_DEALS, DEFAULT_ROUND
@@ -56,8 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play = add_command(actions, "play", "play the league's next matches", __doc__)
     play.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
     play.add_argument(
-        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"), default=2000,
-        help="deals to play, in whole matches (each deal is played in every rotation)",
+        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"),
+        help=f"deals to play, in whole matches (each deal is played in every rotation; default "
+        f"{DEFAULT_PLAY_DEALS:,}, or no bound when --minutes is given alone)",
     )  # fmt: skip
     play.add_argument(
         "--match", type=positive_int_at_most(MAX_GAMES, "deals in a match"),
@@ -70,7 +72,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     play.add_argument(
         "--minutes", type=positive_seconds, metavar="M",
-        help="stop after the match under way once M minutes have passed",
+        help="stop after the match under way once M minutes have passed (alone: play for M "
+        "minutes)",
     )  # fmt: skip
     add_ray_option(play, "play each round's matches as tasks")
     add_trust_code_option(play, "the league's league.json")
@@ -115,6 +118,8 @@ def run_play(args: argparse.Namespace) -> int:
     if args.match < 2:
         raise ValueError("--match: a match needs at least 2 deals (its interval needs two)")
     if args.ray is not None:
+    if args.deals is None and args.minutes is None:
+        args.deals = DEFAULT_PLAY_DEALS  # --minutes alone: no bound on the deals
         from spar_train.distributed import connect
 
         connect(args.ray, args.ray_timeout)

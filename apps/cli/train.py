@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
                                trust_code=args.trust_code, report=bar.update)  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
+    if args.league is not None:  # refused now, not when the run is over
+        _check_league(args, config)
             where = args.resume or args.runs_dir / config.run.name
             solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
             hint = "" if solve else f"; {_resume_hint(Path(where))}"
@@ -119,6 +121,17 @@ def _join_league(folder: Path, result: Any) -> int:
     spec = f"cfr:{policy}" if policy is not None else f"ppo:{result.run_dir}"
     rules = result.rules
     try:
+def _check_league(args: argparse.Namespace, config: Any) -> None:
+    """Refuse a --league the run's agent could not join, before the run (a resumed run: its
+    own config's game)."""
+    from spar_train.config import resume_config
+    from spar_train.league.join import check_joinable
+
+    if config is None:
+        config = resume_config(args.resume, args.set, trust_code=args.trust_code)
+    check_joinable(args.league, config)
+
+
         added = add_entrants(folder, [spec], rules)
     except ValueError as e:
         print(f"spar train: the run is saved, but {spec} did not join the league {folder}: "
