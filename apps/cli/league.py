@@ -39,8 +39,8 @@ from spar_env.limits import MAX_DEALS, MAX_GAMES
 from spar_env.printable import printable
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-
 DEFAULT_PLAY_DEALS = 2000  # deals league play plays, unless --minutes is given alone
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from spar_train.league import DEFAULT_MATCH_DEALS, DEFAULT_ROUND
@@ -117,9 +117,9 @@ def run_play(args: argparse.Namespace) -> int:
 
     if args.match < 2:
         raise ValueError("--match: a match needs at least 2 deals (its interval needs two)")
-    if args.ray is not None:
     if args.deals is None and args.minutes is None:
         args.deals = DEFAULT_PLAY_DEALS  # --minutes alone: no bound on the deals
+    if args.ray is not None:
         from spar_train.distributed import connect
 
         connect(args.ray, args.ray_timeout)

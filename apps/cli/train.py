@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
         )
         overrides = ()
+    if args.league is not None:  # refused now, not when the run is over
+        _check_league(args, config)
     console = Console(stderr=False)
     with _Bar(console) as bar:
         try:
@@ -102,8 +104,6 @@ def run(args: argparse.Namespace) -> int:
                                trust_code=args.trust_code, report=bar.update)  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
-    if args.league is not None:  # refused now, not when the run is over
-        _check_league(args, config)
             where = args.resume or args.runs_dir / config.run.name
             solve = (config.algorithm if config else bar.phase) in ("cfr", "lp")
             hint = "" if solve else f"; {_resume_hint(Path(where))}"
@@ -113,14 +113,6 @@ def run(args: argparse.Namespace) -> int:
     return 0 if args.league is None else _join_league(args.league, result)
 
 
-def _join_league(folder: Path, result: Any) -> int:
-    """Add the run's agent to the league in ``folder``; say so, or why it could not join."""
-    from spar_train.league import add_entrants
-
-    policy = getattr(result, "policy_path", None)
-    spec = f"cfr:{policy}" if policy is not None else f"ppo:{result.run_dir}"
-    rules = result.rules
-    try:
 def _check_league(args: argparse.Namespace, config: Any) -> None:
     """Refuse a --league the run's agent could not join, before the run (a resumed run: its
     own config's game)."""
@@ -132,6 +124,14 @@ def _check_league(args: argparse.Namespace, config: Any) -> None:
     check_joinable(args.league, config)
 
 
+def _join_league(folder: Path, result: Any) -> int:
+    """Add the run's agent to the league in ``folder``; say so, or why it could not join."""
+    from spar_train.league import add_entrants
+
+    policy = getattr(result, "policy_path", None)
+    spec = f"cfr:{policy}" if policy is not None else f"ppo:{result.run_dir}"
+    rules = result.rules
+    try:
         added = add_entrants(folder, [spec], rules)
     except ValueError as e:
         print(f"spar train: the run is saved, but {spec} did not join the league {folder}: "
