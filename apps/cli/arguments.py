@@ -12,6 +12,7 @@ import argparse
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -72,6 +73,15 @@ def _role_text(match: re.Match[str]) -> str:
     """What a role shows: its text, or the last name of a ``~`` target."""
     target = match.group(1)
     return target.rsplit(".", 1)[-1] if match.group(0).count("~") else target
+
+
+def nonempty_path(text: str) -> Path:
+    """An argparse type: a file or folder, never the empty text (which ``Path`` reads as the
+    current folder, so ``spar league add "$LEAGUE" ...`` with the variable unset would
+    start a league there)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty (. is the current folder)")
+    return Path(text)
 
 
 def positive_int(text: str) -> int:

@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, positive_int_at_most, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
@@ -55,7 +55,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
-        "--plot", type=Path, metavar="FILE", help=f"save the heat map ({', '.join(PLOT_SUFFIXES)})"
+        "--plot",
+        type=nonempty_path,
+        metavar="FILE",
+        help=f"save the heat map ({', '.join(PLOT_SUFFIXES)})",
     )
     p.set_defaults(func=run)
 

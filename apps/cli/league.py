@@ -28,6 +28,7 @@ from spar_apps.cli.arguments import (
     add_command,
     add_ray_option,
     add_trust_code_option,
+    nonempty_path,
     positive_int_at_most,
     positive_seconds,
     seed,
@@ -48,14 +49,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(subparsers, "league", "a rating ladder of agents, kept in a folder", __doc__)
     actions = p.add_subparsers(title="actions", metavar="ACTION", dest="action", required=True)
     add = add_command(actions, "add", "add agents to a league (starting it)", __doc__)
-    add.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    add.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     add.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs to add")
     add_rules_arguments(add)
     add.add_argument("--seed", type=seed, default=0, help="a new league's seed (its deals)")
     add.set_defaults(func=run_add)
 
     play = add_command(actions, "play", "play the league's next matches", __doc__)
-    play.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    play.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     play.add_argument(
         "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"),
         help=f"deals to play, in whole matches (each deal is played in every rotation; default "
@@ -80,10 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.set_defaults(func=run_play)
 
     show = add_command(actions, "show", "the league's ratings and pair results", __doc__)
-    show.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    show.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     show.add_argument("--json", action="store_true", help="print the table as JSON")
     show.add_argument(
-        "--plot", type=Path, metavar="FILE",
+        "--plot", type=nonempty_path, metavar="FILE",
         help=f"save the ratings and the pair margins as a chart ({', '.join(PLOT_SUFFIXES)})",
     )  # fmt: skip
     show.set_defaults(func=run_show)

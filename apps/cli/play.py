@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, positive_int, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int, seed
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
@@ -73,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--record",
-        type=Path,
+        type=nonempty_path,
         metavar="FILE",
         help="append every finished hand to FILE as a game record (spar replay reads it)",
     )

@@ -34,7 +34,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 from rich.text import Text
 
-from spar_apps.cli.arguments import add_command, add_ray_option, add_trust_code_option, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    add_ray_option,
+    add_trust_code_option,
+    nonempty_path,
+    seed,
+)
 from spar_env.printable import printable
 
 
@@ -61,11 +67,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=seed, help="the run's seed (run.seed)")
     parser.add_argument("--name", help="the run's name: it is written to runs/NAME (run.name)")
     parser.add_argument(
-        "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
+        "--resume", type=nonempty_path, metavar="RUN", help="go on with the run in this folder"
     )
-    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
     parser.add_argument(
-        "--league", type=Path, metavar="LEAGUE",
+        "--runs-dir", type=nonempty_path, default=Path("runs"), help="folder of runs"
+    )
+    parser.add_argument(
+        "--league", type=nonempty_path, metavar="LEAGUE",
         help="when the run ends, add its agent to the league in this folder (spar league), "
         "starting one for the run's game if there is none",
     )  # fmt: skip

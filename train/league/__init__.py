@@ -55,7 +55,7 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
             league's, or a league in use by another process.
     """
     folder = Path(folder)
-    with locked(folder):
+    with locked(folder, create=True):
         if (folder / "league.json").exists():
             league = load(folder)
             if game_of(rules) != league.game:
