@@ -13,8 +13,8 @@ limit                      value          what it bounds, and why that value
                                           1 GiB of weights, 3 GiB with Adam's moments
 ``MAX_LAYERS``             64             ``model.hidden`` entries
 ``MAX_GAMES``              1,048,576      games at once: ``rollout.games``,
-                                          ``warmstart.games``, ``mccfr.deals``,
-                                          ``spar speed --batch``, ``spar bench --chunk``
+                                          ``mccfr.deals``, ``spar speed --batch``,
+                                          ``spar bench --chunk``
                                           (a rollout of 2^20 games of four seats keeps
                                           about 8 GiB of observations)
 ``MAX_DEALS``              100,000,000    duplicate deals: ``spar bench --deals``,
