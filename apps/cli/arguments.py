@@ -96,6 +96,11 @@ def positive_int_at_most(limit: int, what: str) -> Callable[[str], int]:
     """An argparse type: a whole number from 1 to ``limit`` (one of :mod:`spar_env.limits`)."""
 
     def parse(text: str) -> int:
+        digits = text.strip().lstrip("+").lstrip("0")
+        if digits.isdecimal() and len(digits) > len(str(limit)):  # before int() meets 4,300
+            raise argparse.ArgumentTypeError(
+                f"at most {limit:,} {what} (a limit of spar-rl); got a {len(digits):,}-digit number"
+            )
         value = positive_int(text)
         if value > limit:
             raise argparse.ArgumentTypeError(
@@ -173,4 +178,7 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        if text.strip().lstrip("+-").isdecimal():  # past Python's 4,300 digits
+            raise argparse.ArgumentTypeError(f"{shown} is far too large") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {shown!r}") from None

@@ -31,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, nonempty_path, positive_int, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env.explain import typing_examples
+from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
 FALLBACK = "heuristic"  # the opponents when the shipped bot was not made for the game asked for
@@ -56,7 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
                    "target:T, stones:K (default: the variant's)")  # fmt: skip
     p.add_argument(
-        "--target", type=positive_int, metavar="T", help="play to T points (end=target:T)"
+        "--target",
+        type=positive_int_at_most(MAX_SESSION_END, "points"),
+        metavar="T",
+        help="play to T points (end=target:T)",
     )
     p.add_argument("--c-notation", action=argparse.BooleanOptionalAction,
                    help="write scores in c-notation (default: the variant's)")  # fmt: skip
