@@ -63,7 +63,7 @@ from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 from spar_train.actor_from_bot import load_actor
 from spar_train.budget import Budget, RunBudget
-from spar_train.checkpoint_fit import check_fits, restore_checked
+from spar_train.checkpoint_fit import check_fits, check_same_state, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
 from spar_train.evaluate import evaluate_learner, log_exploitability, tag_of
 from spar_train.finite import check_finite
@@ -256,6 +256,7 @@ def _run(
             file = latest_checkpoint(run_dir)
             saved = load_checkpoint(file)
             check_fits(saved, file, model_spec(config.model.hidden, model))
+            check_same_state(saved, file, config)
             restore_checked(
                 file,
                 lambda: restore_run(

@@ -12,7 +12,9 @@ trainer calls it with a :class:`Progress` after each step of each phase:
 ``imitation``  one warm-start step (PPO)        ``cross_entropy``
 ``ppo``        one PPO update                   ``decisions_per_second``, ``approx_kl``,
                                                 ``<part>_seconds`` (``learner``,
-                                                ``opponents``, ``game``, ``update``),
+                                                ``opponents``, ``game``: the work done,
+                                                summed over Ray's workers and a mix's
+                                                games; ``update``),
                                                 ``exploitability`` (``eval.exact``)
 ``cfr``        a chunk of solver iterations     ``nash_conv``
 ``lp``         the linear program (one step)    ``nash_conv``
