@@ -119,15 +119,26 @@ def seed(text: str) -> int:
     return value
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0 (``nan`` and ``inf`` would never end)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0; got {text}")
-    return value
+def positive_duration(unit: str) -> Callable[[str], float]:
+    """An argparse type: a finite number of ``unit`` (seconds, minutes) above 0 (``nan`` and
+    ``inf`` would never end); its messages name the unit."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number of {unit}; got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(
+                f"must be a finite number of {unit} above 0; got {text}"
+            )
+        return value
+
+    return parse
+
+
+positive_seconds = positive_duration("seconds")
+positive_minutes = positive_duration("minutes")
 
 
 def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:

@@ -30,7 +30,7 @@ from spar_apps.cli.arguments import (
     add_trust_code_option,
     nonempty_path,
     positive_int_at_most,
-    positive_seconds,
+    positive_minutes,
     seed,
 )
 from spar_apps.cli.lineup import rules_from_lineup
@@ -72,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the schedule depends on it",
     )  # fmt: skip
     play.add_argument(
-        "--minutes", type=positive_seconds, metavar="M",
+        "--minutes", type=positive_minutes, metavar="M",
         help="stop after the match under way once M minutes have passed (alone: play for M "
         "minutes)",
     )  # fmt: skip

@@ -154,7 +154,7 @@ def _match_json(m: Match) -> dict[str, Any]:
 def _league(data: Any) -> League:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"format is not {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:  # true == 1
         raise ValueError(f"version {data.get('version')!r}; this spar reads version {VERSION}")
     game = data["game"]
     if not isinstance(game, dict) or set(game) != {"variant", "players", "options"}:
