@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from pathlib import Path
@@ -44,6 +43,7 @@ from spar_apps.cli.arguments import (
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
 
 CSV_FIELDS = (
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         (plot_match_shares if matches else plot_means)(result, args.plot)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(strict_json.dumps(result.to_dict(), indent=2))
     elif matches:
         _print_match_table(result, seconds)
     else:

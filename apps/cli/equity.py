@@ -19,7 +19,6 @@ hands). The table shows seat 0's chance by its score (rows) against seat 1's
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_LINEUP = "onnx:universal"
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             out["state"] = {held: scores, "dealer": dealer, **_equity_dict(state)}
             if rules.end_kind == "hands":
                 out["state"]["hands_played"] = played
-        print(json.dumps(out, indent=2))
+        print(strict_json.dumps(out, indent=2))
         return 0
     _print(rules, lineup, model, start, state, scores, grid)
     return 0

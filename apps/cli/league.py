@@ -20,7 +20,6 @@ run as Ray tasks, and the table is the one a local run gives.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from spar_apps.cli.arguments import (
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
 from spar_env.printable import printable
 
@@ -154,7 +154,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.plot is not None:
         plot_league(table, args.plot)
     if args.json:
-        print(json.dumps(table.to_dict(), indent=2))
+        print(strict_json.dumps(table.to_dict(), indent=2))
     else:
         print_league(table, args.folder)
     return 0
