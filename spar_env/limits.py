@@ -45,6 +45,9 @@ limit                      value          what it bounds, and why that value
                                           limit (7 x 999 + 1 hands at worst)
 ``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
                                           200 bytes of it)
+``MAX_ENTRANTS``           1,024          a league's entrants: its tables are entrants
+                                          squared (8 MiB each at the limit), its fit
+                                          solves a system of that size
 =========================  =============  =============================================
 """
 
@@ -70,6 +73,7 @@ MAX_CONFIG_BYTES = 1 << 20
 MAX_LINE_BYTES = 1 << 20
 MAX_SESSION_END = 1000
 MAX_LEAGUE_BYTES = 256 << 20
+MAX_ENTRANTS = 1024
 
 
 class LimitError(ValueError):
