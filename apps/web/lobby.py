@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from spar_agents.shipped import search_policy_specs
 from spar_env.explain import tagline
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.ruleset import LAST_TWO
@@ -106,7 +107,8 @@ class Lobby:
         shipped_bot, search = [], []
         if self.shipped:  # search plays with a shipped bot's policy: without one, no search
             shipped_bot = [Opponent("shipped", "the shipped bot", tuple(self.shipped))]
-            policies = tuple(f"search:policy={s},time_limit={think!r}" for s in self.shipped)
+            policies = tuple(f"search:policy={s},time_limit={think!r}"
+                             for s in search_policy_specs(self.shipped))  # fmt: skip
             search = [Opponent("search", f"search: the strongest bot (up to {think:g} s a move)",
                                policies)]  # fmt: skip
         for opponent in (
