@@ -147,7 +147,7 @@ class Figures:
         if name not in self.tables:
             raise KeyError(f"no table {name!r} in {_short(self.results)}")
         table = self.tables[name]
-        lines = [_row(table["columns"]), _row(["---"] * len(table["columns"]))]
+        lines = [_row(table["columns"]), "|" + "---|" * len(table["columns"])]
         lines += [_row([self.fill(cell) for cell in row]) for row in table["rows"]]
         return "\n".join(lines)
 
@@ -203,7 +203,7 @@ def _entry(name: str, raw: dict) -> Entry:
 
 
 def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
+    return "|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|"
 
 
 def _short(path: Path) -> str:
