@@ -17,9 +17,11 @@ X-Forwarded-For (the per-address limits then count the players, not the
 proxy); without it no forwarded header is trusted. The opponents the page
 offers are the shipped bot, heuristic, search (the strongest, slowest bot)
 and pimc, and the specs given with --opponents (each built once at start: a
-spec that cannot play is refused before the server starts); search and pimc
-think at most --think seconds a move. --set changes a ruleset field of
-every game.
+spec that cannot play is refused before the server starts); the searching
+opponents (search and pimc, also as --opponents specs such as
+pimc:worlds=3000) think at most --think seconds a move. --set changes a
+ruleset field of every game; a game keeps the fields it was made with, even
+when the server is started again with others.
 
 Bots move on worker threads (--workers, default the cores), so a slow
 opponent delays only its own game; a server full of games, or with too many
@@ -89,7 +91,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--think",
         type=float,
         metavar="SECONDS",
-        help="the most the searching opponents (search, pimc) think about one move (default: 2)",
+        help="the most the searching opponents (search, pimc, and --opponents specs of theirs) "
+        "think about one move (default: 2)",
     )
     p.add_argument(
         "--workers",
