@@ -101,7 +101,9 @@ def _code_lines(text: str) -> set[int]:
 def problems(root: Path = ROOT, figures: Figures | None = None) -> list[str]:
     """What is wrong with the figures of the pages under ``root``; empty when all is well."""
     figures = figures or Figures(root / "benchmarks" / "results")
-    shown = {normal(e.text()): name for name, e in figures.entries.items()}
+    shown: dict[str, list[str]] = defaultdict(list)
+    for name, entry in figures.entries.items():
+        shown[normal(entry.text())].append(name)
     found: list[str] = []
     quoted: dict[str, set[str]] = defaultdict(set)
     for path in pages(root):
@@ -114,7 +116,7 @@ def problems(root: Path = ROOT, figures: Figures | None = None) -> list[str]:
             quoted[normal(figure)].add(where)
             if normal(figure) in shown and not transcript:
                 found.append(
-                    f"{where}:{line}: {figure} copies the figure of {shown[normal(figure)]}; "
+                    f"{where}:{line}: {figure} copies the figure of {' or '.join(shown[normal(figure)])}; "
                     "cite the entry instead"
                 )  # a transcript shows what a command printed that day, and may match one
     for figure, where in sorted(quoted.items()):

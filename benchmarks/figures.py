@@ -137,7 +137,9 @@ class Figures:
         base, _, date = name.partition("@")
         if base not in self.entries:
             raise KeyError(f"no figure {base!r} in {_short(self.results)}")
-        found = [e for e in [self.entries[base], *self.history[base]] if date in ("", e.date)]
+        # a date names that day's first measurement: what a page dated that day cited
+        found = [e for e in [*self.history[base], self.entries[base]] if e.date == date]
+        found = found if date else [self.entries[base]]
         if not found:
             raise KeyError(f"figure {base!r} has no measurement of {date}")
         return replace(found[0], decimals=int(decimals)) if decimals else found[0]
