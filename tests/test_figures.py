@@ -210,3 +210,19 @@ def test_the_docs_role_and_directives_render_entries(tmp_path: Path) -> None:
     assert "<td><p>+52.9 ± 6.0</p></td>" in html and "ppo:runs/spar4       1   +0.170" in html
     assert "figure-ref: no figure &#39;bench.nosuch&#39;" in html or "bench.nosuch" in html
     assert "no figure 'bench.nosuch'" in warnings.read_text()
+
+
+def _paragraphs(text: str) -> set[str]:
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    return {" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if len(p.split()) > 8}
+
+
+def test_the_readme_and_the_site_front_page_share_no_paragraph() -> None:
+    """docs/index.md shows the README's introduction by including it, not by a copy."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert _paragraphs(readme) & _paragraphs(index) == set()
+    assert "```{include} ../README.md\n:start-after: <!-- intro -->" in index
+    assert readme.count("<!-- intro -->") == 1 and readme.count("<!-- /intro -->") == 1
+    intro = readme.split("<!-- intro -->")[1].split("<!-- /intro -->")[0]
+    assert "the Ghanaian trick-taking game where only the last trick counts" in intro
