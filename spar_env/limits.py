@@ -13,8 +13,8 @@ limit                      value          what it bounds, and why that value
                                           1 GiB of weights, 3 GiB with Adam's moments
 ``MAX_LAYERS``             64             ``model.hidden`` entries
 ``MAX_GAMES``              1,048,576      games at once: ``rollout.games``,
-                                          ``warmstart.games``, ``mccfr.deals``,
-                                          ``spar speed --batch``, ``spar bench --chunk``
+                                          ``mccfr.deals``, ``spar speed --batch``,
+                                          ``spar bench --chunk``
                                           (a rollout of 2^20 games of four seats keeps
                                           about 8 GiB of observations)
 ``MAX_DEALS``              100,000,000    duplicate deals: ``spar bench --deals``,
@@ -37,13 +37,26 @@ limit                      value          what it bounds, and why that value
                                           ``config.toml``)
 ``MAX_LINE_BYTES``         1 MiB          one line of a game record (``spar replay``); a
                                           record is a few hundred bytes
+``MAX_SESSION_END``        1,000          the value of a session end (``target:T``,
+                                          ``stones:K``, ``hands:K``), wherever it comes
+                                          from: a 4-player match to 1,000 lasts about
+                                          2,600 hands (a week of play at a real table),
+                                          and every match fits the match bench's hand
+                                          limit (7 x 999 + 1 hands at worst)
+``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
+                                          200 bytes of it)
+``MAX_ENTRANTS``           1,024          a league's entrants: its tables are entrants
+                                          squared (8 MiB each at the limit), its fit
+                                          solves a system of that size
 =========================  =============  =============================================
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 MAX_LAYER_WIDTH = 16_384
 MAX_LAYERS = 64
@@ -58,6 +71,9 @@ MAX_BOT_BYTES = 2 << 30
 MAX_POLICY_BYTES = 4 << 30
 MAX_CONFIG_BYTES = 1 << 20
 MAX_LINE_BYTES = 1 << 20
+MAX_SESSION_END = 1000
+MAX_LEAGUE_BYTES = 256 << 20
+MAX_ENTRANTS = 1024
 
 
 class LimitError(ValueError):
@@ -97,6 +113,39 @@ def read_bounded(path: str | os.PathLike, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise LimitError(f"{path}: larger than any {what} (at most {_bytes(limit)})")
     return data
+
+
+def check_nesting(value: object, levels: int, what: str) -> None:
+    """Raise :class:`LimitError` if the lists and dicts of ``value`` nest more than ``levels``
+    deep (``[1]`` is 1 deep, ``{"a": [1]}`` 2), looking level by level, never by recursion,
+    before anything that recurses (``json.dumps``, ``repr``) meets it."""
+    level = [value]
+    for _ in range(levels):
+        level = [
+            item
+            for container in level
+            if isinstance(container, dict | list | tuple)
+            for item in (container.values() if isinstance(container, dict) else container)
+            if isinstance(item, dict | list | tuple)
+        ]
+        if not level:
+            return
+    raise LimitError(f"{what} is nested more than {levels} levels deep")
+
+
+def load_json(text: str | bytes, levels: int, what: str) -> Any:
+    """The JSON value of ``text``, refused if it nests more than ``levels`` deep.
+
+    Raises:
+        LimitError: for JSON nested too deeply (also past Python's own recursion limit).
+        ValueError: for text that is not JSON (``json.JSONDecodeError``, ``UnicodeDecodeError``).
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise LimitError(f"{what} is nested more than {levels} levels deep") from None
+    check_nesting(value, levels, what)
+    return value
 
 
 def _bytes(n: int) -> str:

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli, make_tiny_run, one_line
+from helpers.cli import cli, one_line
 from starlette.testclient import TestClient
 
 from spar_apps.web import Lobby, create_app
@@ -30,11 +30,6 @@ SIGNATURES = {  # what each output starts with
     "bench --plot": b"\x89PNG",
     "export --out": b"\x08",  # an ONNX protobuf: field 1 (ir_version), a varint
 }
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    return make_tiny_run(tmp_path_factory)
 
 
 def command(name: str, target: Path, tiny_run: Path) -> list[str]:

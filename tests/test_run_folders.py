@@ -23,24 +23,12 @@ from helpers.cli import (
     SPAR,
     TINY,
     cli,
-    copy_run,
     dead_pid,
-    make_tiny_run,
     one_line,
     scalars,
     spar,
     write_config,
 )
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    return make_tiny_run(tmp_path_factory)
-
-
-@pytest.fixture
-def run_copy(tiny_run: Path, tmp_path: Path, monkeypatch) -> Path:
-    return copy_run(tiny_run, tmp_path, monkeypatch)
 
 
 # ----- 1. every agent a config names is checked before the run folder exists -----------------

@@ -43,6 +43,7 @@ from spar_train.config_check import check
 from spar_train.sections import (
     ALGORITHMS,
     META_KEYS,
+    RETIRED,
     SECTIONS,
     SECTIONS_OF,
     SELF_OR_SNAPSHOT,
@@ -233,6 +234,9 @@ def _section(name: str, cls: type, values: dict[str, Any]) -> Any:
     known = [f.name for f in fields(cls)]
     out = {}
     for key, value in values.items():
+        if f"{name}.{key}" in RETIRED:
+            raise ConfigError(f"{name}.{key}: retired, it never did anything: "
+                              f"{RETIRED[f'{name}.{key}']}")  # fmt: skip
         if key not in known:
             raise ConfigError(f"{name}.{key}: unknown key; keys of [{name}]: {', '.join(known)}")
         out[key] = _typed(f"{name}.{key}", hints[key], value)
@@ -278,10 +282,16 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
 RESUME_KEYS = ("run.updates", "run.max_minutes", "mccfr.batches", "run.device")
 
 
-def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
+def resume_config(
+    run_dir: str | Path, overrides: Sequence[str] = (), *, trust_code: bool = False
+) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
     only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``) and where
-    (``run.device``: checkpoints are device-free)."""
+    (``run.device``: checkpoints are device-free).
+
+    A run folder may have been handed to us: an agent of its config that would run code
+    (``py:``) is refused unless ``trust_code`` (:func:`spar_agents.registry.trust.refuse_code`).
+    """
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
@@ -289,6 +299,7 @@ def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
         data = tomllib.loads(read_config_text(path))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    drop_retired(data)  # written by an older version: its run never read them
     for item in overrides:
         key = item.partition("=")[0].strip()
         if key not in RESUME_KEYS:
@@ -297,7 +308,25 @@ def resume_config(run_dir: str | Path, overrides: Sequence[str] = ()) -> Config:
                 f"{', '.join(RESUME_KEYS[:-1])} and {RESUME_KEYS[-1]} may change"
             )
         apply_override(data, item)
-    return from_dict(data)
+    config = from_dict(data)
+    if not trust_code:
+        from spar_agents.registry.trust import UntrustedCode, refuse_code
+        from spar_train.preflight import agent_specs
+
+        try:
+            refuse_code(agent_specs(config), str(path), "resume with --trust-code")
+        except UntrustedCode as e:
+            raise ConfigError(str(e)) from None
+    return config
+
+
+def drop_retired(data: dict[str, Any]) -> None:
+    """Remove the retired keys (``RETIRED``) from a run folder's config data, in place."""
+    for key in RETIRED:
+        section, _, name = key.partition(".")
+        table = data.get(section)
+        if isinstance(table, dict):
+            table.pop(name, None)
 
 
 # ----- writing ---------------------------------------------------------------------

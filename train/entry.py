@@ -57,6 +57,7 @@ def run(
     stop_after: int | None = None,
     report: Reporter | None = None,
     hooks: Sequence[Hook] = (),
+    trust_code: bool = False,
 ) -> TrainResult:
     """Run ``config`` in ``runs_dir/<run.name>``, or go on with the run folder ``resume``.
 
@@ -74,6 +75,8 @@ def run(
         report: hears a :class:`~spar_train.progress.Progress` after every step.
         hooks: hear the run (:mod:`spar_train.hooks`): a PPO run's start and updates, and
             every run's end.
+        trust_code: build the ``py:`` agents a resumed run's ``config.toml`` names (else
+            they are refused: :func:`~spar_train.config.resume_config`).
 
     Returns:
         The trainer's result (module docstring).
@@ -82,7 +85,8 @@ def run(
         ConfigError: naming what cannot run, before anything runs.
     """
     config, folder = complete(config, runs_dir, resume=resume, overrides=overrides, seed=seed,
-                              name=name, ray=ray, ray_timeout=ray_timeout)  # fmt: skip
+                              name=name, ray=ray, ray_timeout=ray_timeout,
+                              trust_code=trust_code)  # fmt: skip
     if resume is not None:
         _note_a_restart(Path(resume), config.algorithm)
     resuming = resume is not None
@@ -119,6 +123,7 @@ def complete(
     name: str | None = None,
     ray: str | None = None,
     ray_timeout: float | None = None,
+    trust_code: bool = False,
 ) -> tuple[Config, Path]:
     """The config a run goes with, completed in this one place, and its folder of runs: a
     resumed run's own config (named after its folder, ``overrides`` applied, its cluster's
@@ -135,7 +140,7 @@ def complete(
             raise ConfigError("resume: a resumed run goes on with its own config; give no config")
         if seed is not None or name is not None:
             raise ConfigError("resume: a resumed run keeps its seed and its folder's name")
-        config, runs_dir = _resumed(Path(resume), overrides, ray)
+        config, runs_dir = _resumed(Path(resume), overrides, ray, trust_code)
     else:
         if config is None:
             raise ConfigError(
@@ -150,9 +155,11 @@ def complete(
     return config, Path(runs_dir)
 
 
-def _resumed(folder: Path, overrides: Sequence[str], ray: str | None) -> tuple[Config, Path]:
+def _resumed(
+    folder: Path, overrides: Sequence[str], ray: str | None, trust_code: bool
+) -> tuple[Config, Path]:
     """The config of the run in ``folder`` (named after it), and the folder it lies in."""
-    config = resume_config(folder, overrides)
+    config = resume_config(folder, overrides, trust_code=trust_code)
     config = config.replace(run=dataclasses.replace(config.run, name=folder.name))
     if ray is not None and not config.ray.enabled:
         raise ConfigError(

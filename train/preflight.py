@@ -3,8 +3,8 @@
 :func:`check_bounds` (part of :func:`spar_train.config.check`) refuses sizes past
 the limits of :mod:`spar_env.limits`. :func:`check_agents` builds every agent
 a config names (the eval opponents, the warm start's teacher, the pool's
-opponents, the sampled-CFR model and opponents) for the config's game, so a
-missing ``ppo:`` file or a bot for another game is found before any
+opponents, the match reward's model, the sampled-CFR model and opponents)
+for the config's game, so a missing ``ppo:`` file or a bot for another game is found before any
 training, not at the first evaluation. Both raise
 :class:`~spar_train.config.ConfigError` naming the key.
 """
@@ -37,7 +37,6 @@ def check_bounds(c: Config) -> None:
             ("model.hidden", max(c.model.hidden, default=0), MAX_LAYER_WIDTH),
             ("rollout.games", c.rollout.games, MAX_GAMES),
             ("rollout.games x rollout.hands", c.rollout.games * c.rollout.hands, MAX_GAMES),
-            ("warmstart.games", c.warmstart.games, MAX_GAMES),
             ("ppo.minibatch_size", c.ppo.minibatch_size, MAX_GAMES),
             ("eval.deals", c.eval.deals, MAX_DEALS),
             ("eval.pimc_deals", c.eval.pimc_deals, MAX_DEALS),
@@ -72,6 +71,8 @@ def agent_specs(c: Config) -> dict[str, str]:
     if w.imitate and w.updates:
         specs["warmstart.imitate"] = w.imitate
     specs.update({f"pool.mix.{k}": k for k in c.pool.mix if k not in SELF_OR_SNAPSHOT})
+    if c.ppo.reward == "match":
+        specs["ppo.match_model"] = c.ppo.match_model
     return specs
 
 

@@ -20,12 +20,12 @@ exact CFR) runs inside:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from spar_env.lockfile import LockFileError, LockHeld, lock_holder, take_lock
 from spar_train.sections import ConfigError
 
 LOCK_FILE = ".lock"
@@ -45,20 +45,18 @@ class RunLock:
         self.fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock, or raise :class:`RunInUse` naming the process that holds it."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        """Take the lock, or raise :class:`RunInUse` naming the process that holds it.
+
+        Raises:
+            RunInUse: another process holds it.
+            ConfigError: the lock's path is not a lock (a link, say: :mod:`spar_env.lockfile`).
+        """
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise RunInUse(
-                f"{self.path.parent} is in use: process {holder} is training into it "
-                f"(it holds {self.path}); wait for it to end, or stop it first"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self.fd = fd
+            self.fd = take_lock(self.path)
+        except LockHeld as held:
+            raise _in_use(self.path, held.holder) from None
+        except LockFileError as e:
+            raise ConfigError(str(e)) from None
 
     def release(self) -> None:
         if self.fd is not None:
@@ -68,10 +66,19 @@ class RunLock:
 
 def holder_check(run_dir: Path) -> None:
     """Raise :class:`RunInUse` if a process holds ``run_dir``'s lock (without keeping it)."""
-    if (run_dir / LOCK_FILE).is_file():
-        lock = RunLock(run_dir)
-        lock.acquire()
-        lock.release()
+    try:
+        holder = lock_holder(run_dir / LOCK_FILE)
+    except LockFileError as e:
+        raise ConfigError(str(e)) from None
+    if holder is not None:
+        raise _in_use(run_dir / LOCK_FILE, holder)
+
+
+def _in_use(lock: Path, holder: str) -> RunInUse:
+    return RunInUse(
+        f"{lock.parent} is in use: process {holder or 'unknown'} is training into it "
+        f"(it holds {lock}); wait for it to end, or stop it first"
+    )
 
 
 def remove_temp_files(run_dir: Path) -> list[Path]:

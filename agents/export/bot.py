@@ -50,7 +50,7 @@ def session_options() -> ort.SessionOptions:
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    options.log_severity_level = 3  # errors only: no warnings on the terminal of `spar play`
+    options.log_severity_level = 4  # fatal only: a failing bot is said in our one line (BotError)
     return options
 
 
@@ -76,13 +76,24 @@ def load_session(model: str | os.PathLike | bytes, where: str) -> ort.InferenceS
         raise BotError(f"{where}: not an ONNX model onnxruntime can run ({reason})") from None
 
 
-def run_session(session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``float32 [G, A]``: the masked policy of ``G`` decisions."""
+def run_session(
+    session: ort.InferenceSession, obs: np.ndarray, mask: np.ndarray, where: str = "the bot"
+) -> np.ndarray:
+    """``float32 [G, A]``: the masked policy of ``G`` decisions.
+
+    Raises:
+        BotError: naming ``where``, if the graph fails as it runs (a node that asks for more
+            memory than there is, a shape its inputs do not have, ...).
+    """
     feeds = {
         OBS_INPUT: np.ascontiguousarray(obs, dtype=np.uint8),
         MASK_INPUT: np.ascontiguousarray(mask, dtype=bool),
     }
-    return session.run([PROBS_OUTPUT], feeds)[0]
+    try:
+        return session.run([PROBS_OUTPUT], feeds)[0]
+    except Exception as e:  # onnxruntime raises its own Fail, RuntimeException, ...
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise BotError(f"{where}: the bot's graph failed as it ran ({reason:.300})") from None
 
 
 def bot_rules(path: str | os.PathLike) -> Ruleset:
@@ -160,7 +171,7 @@ class OnnxAgent:
         """A graph's checked answer (:func:`spar_agents.probability_check.check_answer`) to ``G`` decisions."""
         if obs.shape[0] == 0:
             return np.zeros((0, mask.shape[1]), dtype=np.float32)
-        probs = run_session(session, obs, mask)
+        probs = run_session(session, obs, mask, self.where)
         check_answer(probs, mask, self.where)
         return probs
 

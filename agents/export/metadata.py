@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from spar_agents.signature import check_signature, game_signature, is_universal
+from spar_env.limits import LimitError, load_json
 from spar_env.observation.universal import NUM_ACTIONS_V2, view_for
 from spar_env.rules import Ruleset
 
@@ -47,6 +48,7 @@ FORMAT = "spar-rl onnx bot"
 FORMAT_VERSION = 1
 OBS_INPUT, MASK_INPUT, PROBS_OUTPUT = "obs", "mask", "probs"
 OBS_DTYPE = "uint8"
+MAX_DEPTH = 8  # nesting of a JSON value in the metadata (a universal bot's games need 4)
 
 
 class BotError(ValueError):
@@ -133,7 +135,7 @@ def signature_of(meta: Mapping[str, str], where: str) -> dict[str, Any]:
         signature: dict[str, Any] = {
             "variant": meta["variant"],
             "players": int(meta["players"]),
-            "options": json.loads(meta["options"]),
+            "options": load_json(meta["options"], MAX_DEPTH, "options"),
             "obs_version": int(meta["obs_version"]),
             "obs_size": int(meta["obs_size"]),
             "num_actions": int(meta["num_actions"]),
@@ -152,7 +154,7 @@ def _universal_signature_of(
 ) -> dict[str, Any]:
     """The signature of a universal bot's metadata: its games, observation v2 and actions."""
     try:
-        games = json.loads(meta["games"])
+        games = load_json(meta["games"], MAX_DEPTH, "games")
         ok = (
             isinstance(games, list)
             and bool(games)
@@ -160,6 +162,8 @@ def _universal_signature_of(
                 isinstance(g, dict) and set(g) == {"variant", "players", "options"} for g in games
             )
         )
+    except LimitError as e:
+        raise BotError(f"{where}: the bot's metadata is broken ({e})") from None
     except ValueError:
         ok = False
     if not ok:
@@ -188,7 +192,7 @@ def check_bot(meta: Mapping[str, str], rules: Ruleset, where: str) -> None:
 def run_of(meta: Mapping[str, str]) -> dict[str, Any]:
     """The training run a bot came from (``{}`` if its metadata has none)."""
     try:
-        run = json.loads(meta.get("run", "{}"))
+        run = load_json(meta.get("run", "{}"), MAX_DEPTH, "run")
     except ValueError:
         return {}
     return run if isinstance(run, dict) else {}

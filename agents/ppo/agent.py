@@ -23,6 +23,7 @@ from spar_agents.ppo.checkpoint_names import CHECKPOINT_DIR, list_checkpoints
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.probability_check import check_answer
 from spar_agents.signature import check_signature, game_signature, is_universal, rules_of
+from spar_env.limits import MAX_LAYER_WIDTH, MAX_LAYERS, check_at_most
 from spar_env.observation.per_game import layout_for
 from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_HIGH, UniversalView, view_for
 from spar_env.rules import Ruleset
@@ -34,6 +35,7 @@ __all__ = [
     "game_signature",
     "latest_checkpoint",
     "model_from",
+    "model_shape",
     "policy_probs",
     "sample_actions",
 ]
@@ -63,24 +65,75 @@ def latest_checkpoint(path: str | os.PathLike) -> Path:
     return found[-1]
 
 
+def model_shape(spec: Any) -> tuple[tuple[int, ...], int, bool]:
+    """``(hidden, privileged, score_inputs)``: the network a checkpoint's ``model`` entry
+    names, held to the bounds a config's ``model.hidden`` is held to (:mod:`spar_env.limits`).
+
+    Raises:
+        ValueError: for an entry of the wrong kind, or past a bound (naming it).
+    """
+    if not isinstance(spec, dict):
+        raise ValueError("its model entry is not a table")
+    hidden, privileged = spec.get("hidden"), spec.get("privileged", 0)
+    score_inputs = spec.get("score_inputs", False)
+    if not isinstance(hidden, list | tuple) or not hidden:
+        raise ValueError("model.hidden: must be a list of layer widths")
+    check_at_most("model.hidden", len(hidden), MAX_LAYERS)
+    if not all(_is_whole(h) and h >= 1 for h in hidden):
+        raise ValueError("model.hidden: must be a list of positive layer widths")
+    check_at_most("model.hidden", max(hidden), MAX_LAYER_WIDTH)
+    if not (_is_whole(privileged) and privileged >= 0):
+        raise ValueError(f"model.privileged: must be a width, 0 or more; got {privileged!r:.40}")
+    check_at_most("model.privileged", privileged, MAX_LAYER_WIDTH)
+    if not isinstance(score_inputs, bool):
+        raise ValueError(f"model.score_inputs: must be true or false; got {score_inputs!r:.40}")
+    return tuple(hidden), privileged, score_inputs
+
+
 def model_from(checkpoint: dict[str, Any]) -> ActorCritic:
-    """The network a checkpoint describes, with its weights loaded."""
-    spec = checkpoint["model"]
+    """The network a checkpoint describes, with its weights loaded.
+
+    Its shape is checked (:func:`model_shape`) and laid out on torch's meta device, which
+    holds no memory, then matched against the weights the file holds: a network the file
+    has no weights for (64 layers 16,384 wide) is refused before any of it is built.
+
+    Raises:
+        ValueError: for a model entry past its bounds, or weights that do not fit it.
+    """
+    hidden, privileged, score_inputs = model_shape(checkpoint["model"])
     if is_universal(checkpoint["game"]):
         high, actions = OBS_V2_HIGH, NUM_ACTIONS_V2
     else:
         rules = rules_of(checkpoint["game"])
         high, actions = layout_for(rules).high, rules.num_actions
-    model = ActorCritic(
-        high,
-        actions,
-        hidden=tuple(spec["hidden"]),
-        privileged=int(spec["privileged"]),
-        score_inputs=bool(spec.get("score_inputs", False)),
-    )
-    model.load_state_dict(checkpoint["weights"])
+
+    def build() -> ActorCritic:
+        return ActorCritic(high, actions, hidden, privileged, score_inputs)
+
+    with torch.device("meta"):
+        layout = build().state_dict()
+    weights = checkpoint["weights"]
+    if not isinstance(weights, dict):
+        raise ValueError("its weights are not a table of tensors")
+    for key in [*layout, *(k for k in weights if k not in layout)]:
+        found, expected = weights.get(key), layout.get(key)
+        if expected is None or not isinstance(found, torch.Tensor) or found.shape != expected.shape:
+            why = ("not in that network" if expected is None else "missing" if found is None
+                   else f"{_shape(found)}, not {tuple(expected.shape)}")  # fmt: skip
+            raise ValueError(f"its weights do not fit the network its model entry names "
+                             f"({key!r:.60}: {why})")  # fmt: skip
+    model = build()
+    model.load_state_dict(weights)
     model.eval()
     return model
+
+
+def _shape(x: object) -> object:
+    return tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+
+
+def _is_whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 class PPOAgent:

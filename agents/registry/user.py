@@ -6,6 +6,8 @@ parameters (``py:path=mybots:Greedy,depth=2``) and returns an object with
 ``act(situation, rng) -> Decision`` (:class:`spar_agents.base.Agent`). The module is looked
 for where Python looks, and then in the current folder, as ``python -m`` would. Importing it
 runs its code: name only modules you trust, as you would with ``python -m``.
+A spec typed on the command line is the user's choice to run that code; a spec read from a
+file is not (:mod:`spar_agents.registry.trust`).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from spar_agents.base import Agent
+from spar_agents.registry.guarded import GuardedAgent, describe
 from spar_env.rules import Ruleset
 
 
 def user_agent(target: str | None, rules: Ruleset, params: dict[str, Any]) -> Agent:
-    """The agent ``module:Name`` builds for ``rules`` (module docstring).
+    """The agent ``module:Name`` builds for ``rules`` (module docstring), its answers checked
+    (:class:`~spar_agents.registry.guarded.GuardedAgent`).
 
     Raises:
         ValueError: for a target that is not ``module:Name``, a module that does not import, a
@@ -34,25 +38,21 @@ def user_agent(target: str | None, rules: Ruleset, params: dict[str, Any]) -> Ag
     try:
         with _current_folder_on_path():
             module = importlib.import_module(module_name)
-    except Exception as e:  # noqa: BLE001 - any import failure is the user's module's
-        raise ValueError(
-            f"py:{target}: cannot import {module_name}: {type(e).__name__}: {e}"
-        ) from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - any import failure is the module's
+        raise ValueError(f"py:{target}: cannot import {module_name}: {describe(e)}") from None
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise ValueError(f"py:{target}: {module_name} has no class or function {attr}")
     try:
         agent = factory(rules, **params)
-    except Exception as e:  # noqa: BLE001 - a build that fails is the user's code's
-        raise ValueError(
-            f"py:{target}: {attr}(rules, **params) failed: {type(e).__name__}: {e}"
-        ) from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - a build that fails is the user's code's
+        raise ValueError(f"py:{target}: {attr}(rules, **params) failed: {describe(e)}") from None
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
             f"py:{target}: {attr}(rules) gave a {type(agent).__name__}, which has no "
             "act(situation, rng) method (see spar_agents.base.Agent)"
         )
-    return agent
+    return GuardedAgent(agent, f"py:{target}")  # its answers checked, its faults one line
 
 
 @contextlib.contextmanager

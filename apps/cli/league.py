@@ -20,23 +20,27 @@ run as Ray tasks, and the table is the one a local run gives.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from spar_apps.cli.arguments import (
     add_command,
     add_ray_option,
+    add_trust_code_option,
+    nonempty_path,
     positive_int_at_most,
-    positive_seconds,
+    positive_minutes,
     seed,
 )
 from spar_apps.cli.lineup import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
+from spar_env.printable import printable
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+DEFAULT_PLAY_DEALS = 2000  # deals league play plays, unless --minutes is given alone
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,17 +49,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(subparsers, "league", "a rating ladder of agents, kept in a folder", __doc__)
     actions = p.add_subparsers(title="actions", metavar="ACTION", dest="action", required=True)
     add = add_command(actions, "add", "add agents to a league (starting it)", __doc__)
-    add.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    add.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     add.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs to add")
     add_rules_arguments(add)
     add.add_argument("--seed", type=seed, default=0, help="a new league's seed (its deals)")
     add.set_defaults(func=run_add)
 
     play = add_command(actions, "play", "play the league's next matches", __doc__)
-    play.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    play.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     play.add_argument(
-        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"), default=2000,
-        help="deals to play, in whole matches (each deal is played in every rotation)",
+        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"),
+        help=f"deals to play, in whole matches (each deal is played in every rotation; default "
+        f"{DEFAULT_PLAY_DEALS:,}, or no bound when --minutes is given alone)",
     )  # fmt: skip
     play.add_argument(
         "--match", type=positive_int_at_most(MAX_GAMES, "deals in a match"),
@@ -67,17 +72,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the schedule depends on it",
     )  # fmt: skip
     play.add_argument(
-        "--minutes", type=positive_seconds, metavar="M",
-        help="stop after the match under way once M minutes have passed",
+        "--minutes", type=positive_minutes, metavar="M",
+        help="stop after the match under way once M minutes have passed (alone: play for M "
+        "minutes)",
     )  # fmt: skip
     add_ray_option(play, "play each round's matches as tasks")
+    add_trust_code_option(play, "the league's league.json")
     play.set_defaults(func=run_play)
 
     show = add_command(actions, "show", "the league's ratings and pair results", __doc__)
-    show.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    show.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     show.add_argument("--json", action="store_true", help="print the table as JSON")
     show.add_argument(
-        "--plot", type=Path, metavar="FILE",
+        "--plot", type=nonempty_path, metavar="FILE",
         help=f"save the ratings and the pair margins as a chart ({', '.join(PLOT_SUFFIXES)})",
     )  # fmt: skip
     show.set_defaults(func=run_show)
@@ -97,9 +104,9 @@ def run_add(args: argparse.Namespace) -> int:
     added = add_entrants(folder, args.agents, rules, args.seed)
     league = load(folder)
     kept = [s for s in args.agents if s.strip() not in added]
-    print(f"spar league: {folder}: {len(league.entrants)} entrants"
-          + (f"; added {', '.join(added)}" if added else "")
-          + (f"; already in: {', '.join(kept)}" if kept else ""))  # fmt: skip
+    print(printable(f"spar league: {folder}: {len(league.entrants)} entrants"
+                    + (f"; added {', '.join(added)}" if added else "")
+                    + (f"; already in: {', '.join(kept)}" if kept else "")))  # fmt: skip
     return 0
 
 
@@ -111,20 +118,23 @@ def run_play(args: argparse.Namespace) -> int:
 
     if args.match < 2:
         raise ValueError("--match: a match needs at least 2 deals (its interval needs two)")
+    if args.deals is None and args.minutes is None:
+        args.deals = DEFAULT_PLAY_DEALS  # --minutes alone: no bound on the deals
     if args.ray is not None:
         from spar_train.distributed import connect
 
         connect(args.ray, args.ray_timeout)
 
     def skip(spec: str, why: str) -> None:
-        print(f"spar league: skipping {spec}: it does not load ({why})", file=sys.stderr)
+        print(printable(f"spar league: skipping {spec}: it does not load ({why})"), file=sys.stderr)
 
     with progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task("deals", total=args.deals)
         try:
             done = play_league(args.folder, args.deals, match_deals=args.match,
                                round_size=args.round, minutes=args.minutes, ray=args.ray,
-                               on_skip=skip, on_deals=lambda n: bar.advance(task, n))  # fmt: skip
+                               trust_code=args.trust_code, on_skip=skip,
+                               on_deals=lambda n: bar.advance(task, n))  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
             print(f"spar league: stopped; every finished match is kept, and spar league play "
@@ -144,7 +154,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.plot is not None:
         plot_league(table, args.plot)
     if args.json:
-        print(json.dumps(table.to_dict(), indent=2))
+        print(strict_json.dumps(table.to_dict(), indent=2))
     else:
         print_league(table, args.folder)
     return 0
@@ -163,6 +173,7 @@ def print_league(table, folder: Path) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from spar_agents.signature import describe_game
     from spar_train.league.store import game_of
@@ -173,17 +184,19 @@ def print_league(table, folder: Path) -> None:
     r = table.ratings
     unit = f"{table.rules.payoff} per 100 hands"
     played = int(table.deals.sum()) // 2
-    console.print(f"spar league {folder}: {describe_game(game_of(table.rules))}, "
-                  f"{table.matches} matches, {played:,} deals", style="bold")  # fmt: skip
+    console.print(Text(printable(f"spar league {folder}: {describe_game(game_of(table.rules))}, "
+                                 f"{table.matches} matches, {played:,} deals"), style="bold"))  # fmt: skip
     ratings = Table(box=box.SIMPLE_HEAD)
     for name, justify in (("#", "right"), ("agent", "left"), ("rating", "right"),
                           ("deals", "right"), ("met", "right")):  # fmt: skip
         ratings.add_column(name, justify=justify, no_wrap=name != "agent")
     for place, i in enumerate(table.order(), 1):
-        spec = table.entrants[i]
-        if table.loads is not None and not table.loads[i]:
+        spec = printable(table.entrants[i])  # a name from the league's file: shown, not obeyed
+        if table.loads is not None and table.loads[i] is None:
+            spec += " (runs code: not loaded to show)"
+        elif table.loads is not None and not table.loads[i]:
             spec += " (does not load)"
-        ratings.add_row(str(place), spec, _cell(r.rating[i], r.halfwidth[i]),
+        ratings.add_row(str(place), Text(spec), _cell(r.rating[i], r.halfwidth[i]),
                         f"{int(table.deals[i]):,}", str(int(table.opponents[i])))  # fmt: skip
     console.print(ratings)
     widened = (f", widened ×{r.dispersion**0.5:.2f} as the pair results are not all additive"
@@ -201,7 +214,7 @@ def print_league(table, folder: Path) -> None:
     for n, _ in enumerate(order, 1):
         pairs.add_column(f"#{n}", justify="right", no_wrap=True)
     for n, i in enumerate(order, 1):
-        pairs.add_row(f"#{n} {table.entrants[i]}",
+        pairs.add_row(Text(f"#{n} {printable(table.entrants[i])}"),
                       *("" if i == j else _cell(table.margin[i, j], table.margin_halfwidth[i, j])
                         for j in order))  # fmt: skip
     console.print(pairs)
@@ -215,7 +228,7 @@ def plot_league(table, path: Path) -> None:
 
     order = table.order()
     k = len(order)
-    names = [table.entrants[i] for i in order]
+    names = [printable(table.entrants[i]) for i in order]
     rating = 100 * table.ratings.rating[order]
     half = 100 * np.nan_to_num(table.ratings.halfwidth[order])
     fig = Figure(figsize=(6 + 0.55 * k, 1.8 + 0.45 * k), layout="constrained")

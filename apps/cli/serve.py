@@ -17,9 +17,11 @@ X-Forwarded-For (the per-address limits then count the players, not the
 proxy); without it no forwarded header is trusted. The opponents the page
 offers are the shipped bot, heuristic, search (the strongest, slowest bot)
 and pimc, and the specs given with --opponents (each built once at start: a
-spec that cannot play is refused before the server starts); search and pimc
-think at most --think seconds a move. --set changes a ruleset field of
-every game.
+spec that cannot play is refused before the server starts); the searching
+opponents (search and pimc, also as --opponents specs such as
+pimc:worlds=3000) think at most --think seconds a move. --set changes a
+ruleset field of every game; a game keeps the fields it was made with, even
+when the server is started again with others.
 
 Bots move on worker threads (--workers, default the cores), so a slow
 opponent delays only its own game; a server full of games, or with too many
@@ -41,9 +43,8 @@ import math
 import socket
 import sys
 import threading
-from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, seed
 
 DEFAULT_PORT = 8000
 # How often Python hands its lock between the event loop and the bots' worker threads: the
@@ -81,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--state",
-        type=Path,
+        type=nonempty_path,
         metavar="DIR",
         help="keep every game in this folder, so that a restart loses none: the unfinished "
         "games are taken up on start (default: games live in memory only)",
@@ -90,7 +91,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--think",
         type=float,
         metavar="SECONDS",
-        help="the most the searching opponents (search, pimc) think about one move (default: 2)",
+        help="the most the searching opponents (search, pimc, and --opponents specs of theirs) "
+        "think about one move (default: 2)",
     )
     p.add_argument(
         "--workers",

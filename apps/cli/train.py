@@ -31,8 +31,16 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
+from rich.text import Text
 
-from spar_apps.cli.arguments import add_command, add_ray_option, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    add_ray_option,
+    add_trust_code_option,
+    nonempty_path,
+    seed,
+)
+from spar_env.printable import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,15 +66,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=seed, help="the run's seed (run.seed)")
     parser.add_argument("--name", help="the run's name: it is written to runs/NAME (run.name)")
     parser.add_argument(
-        "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
+        "--resume", type=nonempty_path, metavar="RUN", help="go on with the run in this folder"
     )
-    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
     parser.add_argument(
-        "--league", type=Path, metavar="LEAGUE",
+        "--runs-dir", type=nonempty_path, default=Path("runs"), help="folder of runs"
+    )
+    parser.add_argument(
+        "--league", type=nonempty_path, metavar="LEAGUE",
         help="when the run ends, add its agent to the league in this folder (spar league), "
         "starting one for the run's game if there is none",
     )  # fmt: skip
     add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
+    add_trust_code_option(parser, "the resumed run's config.toml")
     parser.set_defaults(func=run)
 
 
@@ -85,13 +96,17 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
     else:
         config, overrides = load_config(args.config or default_config_path(), args.set), ()
-    league = None if args.league is None else JoinLeague(args.league)
+    league = None
+    if args.league is not None:  # refused now, not when the run is over
+        _check_league(args, config)
+        league = JoinLeague(args.league)
     console = Console(stderr=False)
     with _Bar(console) as bar:
         try:
             result = spar_train.run(config, args.runs_dir, resume=args.resume, overrides=overrides,
                                     seed=args.seed, name=args.name, ray=args.ray,
-                                    ray_timeout=args.ray_timeout, report=bar.update,
+                                    ray_timeout=args.ray_timeout, trust_code=args.trust_code,
+                                    report=bar.update,
                                     hooks=[] if league is None else [league])  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
@@ -102,6 +117,17 @@ def run(args: argparse.Namespace) -> int:
             return 130
     _summary(console, result.summary())
     return 0 if league is None else _said_league(league)
+
+
+def _check_league(args: argparse.Namespace, config: Any) -> None:
+    """Refuse a --league the run's agent could not join, before the run (a resumed run: its
+    own config's game)."""
+    from spar_train.config import resume_config
+    from spar_train.league.join import check_joinable
+
+    if config is None:
+        config = resume_config(args.resume, args.set, trust_code=args.trust_code)
+    check_joinable(args.league, config)
 
 
 def _said_league(league: Any) -> int:
@@ -173,7 +199,7 @@ class _Bar:
         self.progress.stop()
 
     def update(self, event: Any) -> None:
-        if event.phase == "start":  # a line before the run begins (its device)
+        if event.phase in ("start", "note"):  # a line as it is (the device, the budget)
             self.progress.console.print(f"spar train: {event.note}", highlight=False)
             return
         self.phase = event.phase
@@ -209,7 +235,7 @@ def _summary(console: Console, summary: Any) -> None:
         for column in summary.columns:
             table.add_column(column, justify="right")
         for row in summary.rows:
-            table.add_row(*row)
+            table.add_row(*(Text(printable(cell)) for cell in row))  # names from files
         console.print(table)
     console.print(summary.text)
 

@@ -118,9 +118,17 @@ def create_app(
         return await anyio.to_thread.run_sync(work, limiter=pool)
 
     def changed(game: WebGame) -> dict[str, Any]:
-        """After a change: keep the game on disk, and its view."""
-        store.save(game)
-        return game.view()
+        """After a change: keep the game on disk, and its view. A change is made before it is
+        saved, so a save that fails (a full disk) does not undo it: the game goes on in
+        memory, and the view's ``warning`` says a restart would lose it."""
+        view = game.view()
+        try:
+            store.save(game)
+        except OSError as e:
+            LOG.warning("spar serve: game %s not saved: %s", game.id, e)
+            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
+                               "but a restart of the server would lose it")  # fmt: skip
+        return view
 
     per_game = RateLimiter(limits.game_burst, limits.game_rate)
     new_games = RateLimiter(limits.new_burst, limits.new_rate)

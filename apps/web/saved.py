@@ -18,7 +18,6 @@ servers would each restore and then overwrite the other's games.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -26,10 +25,12 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from spar_env.atomic import atomic_output
 from spar_env.limits import LimitError, read_bounded
+from spar_env.lockfile import LockFileError, LockHeld, take_lock
+from spar_env.printable import printable
 
 LOG = logging.getLogger("spar.serve")
 VERSION = 1
@@ -48,20 +49,19 @@ class GameFolder:
         self.folder = Path(folder)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._lock: IO[bytes] = open(self.folder / ".lock", "ab")  # noqa: SIM115 (held)
-        except OSError as e:
-            raise ValueError(f"--state {folder}: cannot use it ({e.strerror})") from None
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock.close()
+            self._lock = take_lock(self.folder / ".lock")
+        except LockHeld:
             raise ValueError(
                 f"--state {folder}: another spar serve keeps its games there; give each server "
                 "a folder of its own"
             ) from None
+        except LockFileError as e:
+            raise ValueError(f"--state {folder}: {e}") from None
+        except OSError as e:
+            raise ValueError(f"--state {folder}: cannot use it ({e.strerror})") from None
 
     def close(self) -> None:
-        self._lock.close()  # and with it the lock
+        os.close(self._lock)  # and with it the lock
 
     def path(self, game_id: str) -> Path:
         return self.folder / f"{game_id}.json"
@@ -86,7 +86,8 @@ class GameFolder:
         for path in sorted(self.folder.glob("*.json")):
             try:
                 data = json.loads(read_bounded(path, MAX_FILE_BYTES, "saved game"))
-                if not isinstance(data, dict) or data.get("version") != VERSION:
+                version = data.get("version") if isinstance(data, dict) else None
+                if type(version) is not int or version != VERSION:  # true == 1 in Python
                     raise ValueError(f"not a saved game of version {VERSION}")
                 if data.get("id") != path.stem or not GAME_ID.fullmatch(path.stem):
                     raise ValueError("its id is not its file's name")
@@ -97,7 +98,8 @@ class GameFolder:
                 out.append((restore(data), max(0.0, age)))
             except (OSError, LimitError, ValueError, KeyError, TypeError, OverflowError,
                     RecursionError) as e:  # fmt: skip
-                LOG.warning("spar serve: %s set aside as %s.broken: %s", path, path.name, e)
+                LOG.warning("spar serve: %s set aside as %s.broken: %s",  # names from the file
+                            *map(printable, (path, path.name, e)))  # fmt: skip
                 with contextlib.suppress(OSError):
                     path.rename(path.with_name(path.name + ".broken"))
         return out

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from spar_env.limits import LimitError, check_nesting
 from spar_env.rules import Ruleset, make_rules
 
 FIELDS = (
@@ -201,17 +202,10 @@ def _check_depth(value: dict[str, Any], where: str) -> None:
     Other fields need no such check: every value in them is read by a type
     check whose message shows it with :func:`_show`, which stops at a few levels.
     """
-    level: list[Any] = [value]
-    for _ in range(MAX_DEPTH):
-        level = [
-            item
-            for container in level
-            for item in (container.values() if isinstance(container, dict) else container)
-            if isinstance(item, dict | list)
-        ]
-        if not level:
-            return
-    raise RecordError(f"{where} is nested more than {MAX_DEPTH} levels deep")
+    try:
+        check_nesting(value, MAX_DEPTH, where)
+    except LimitError as e:
+        raise RecordError(str(e)) from None
 
 
 def _kind(value: object) -> str:

@@ -21,7 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from spar_agents import Agent, make_agent
+from spar_agents.registry.trust import code_specs
 from spar_agents.signature import describe_game
+from spar_env.limits import MAX_ENTRANTS, check_at_most
 from spar_env.rules import Ruleset
 from spar_train.league.play import play_here, play_on_ray
 from spar_train.league.ratings import PairTotals, Ratings, fit, plan
@@ -54,7 +56,7 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
             league's, or a league in use by another process.
     """
     folder = Path(folder)
-    with locked(folder):
+    with locked(folder, create=True):
         if (folder / "league.json").exists():
             league = load(folder)
             if game_of(rules) != league.game:
@@ -62,6 +64,8 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
                                  f"not {describe_game(game_of(rules))}")  # fmt: skip
         else:
             league = League(game=game_of(rules), seed=seed)
+        joining = {s.strip() for s in specs} - set(league.entrants)
+        check_at_most(f"{folder}: entrants", len(league.entrants) + len(joining), MAX_ENTRANTS)
         added = []
         for spec in (s.strip() for s in specs):
             if spec in league.entrants or spec in added:
@@ -75,7 +79,7 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
 
 def play_league(
     folder: Path,
-    deals: int,
+    deals: int | None,
     *,
     match_deals: int = DEFAULT_MATCH_DEALS,
     round_size: int = DEFAULT_ROUND,
@@ -83,36 +87,43 @@ def play_league(
     ray: str | None = None,
     on_skip: Callable[[str, str], None] | None = None,
     on_deals: Callable[[int], None] | None = None,
+    trust_code: bool = False,
 ) -> int:
     """Play about ``deals`` deals of pair matches in the league (whole matches: the matches a
     stopped run had planned first, then rounds planned as the module docstring says); stop
-    after the match under way when ``minutes`` have passed. Returns the deals played.
+    after the match under way when ``minutes`` have passed. ``deals`` None: no bound on the
+    deals, ``minutes`` alone ends the play. Returns the deals played.
 
     An entrant that no longer loads is skipped (``on_skip(spec, why)``), with its planned
     matches. ``on_deals(n)`` hears the deals of each match as they are played (here) or as
     each match ends (on Ray). ``ray``: None plays here, else the Ray address (``""``: local).
+    An entrant that would run code (``py:``) is skipped so too, unless ``trust_code``: the
+    league file may have been handed to us (:mod:`spar_agents.registry.trust`).
 
     Raises:
-        ValueError: for sizes below 1, a league with fewer than two entrants that load, or a
-            league in use by another process.
+        ValueError: for sizes below 1, neither ``deals`` nor ``minutes``, a league with fewer
+            than two entrants that load, or a league in use by another process.
     """
-    if deals < 1 or match_deals < 2 or round_size < 1:
+    if deals is None and minutes is None:
+        raise ValueError("give the deals to play, the minutes, or both")
+    if (deals is not None and deals < 1) or match_deals < 2 or round_size < 1:
         raise ValueError("deals and round size must be at least 1, deals per match at least 2")
+    limit = float("inf") if deals is None else deals
     folder = Path(folder)
     started = time.monotonic()
     with locked(folder):
         league = load(folder)
         rules = league.rules
-        agents = _loadable(league, rules, on_skip)
+        agents = _loadable(league, rules, on_skip, trust_code)
         active = [n for n, spec in enumerate(league.entrants) if spec in agents]
         if len(active) < 2:
             raise ValueError(f"{folder}: a league plays with two entrants that load; "
                              f"it has {len(active)}")  # fmt: skip
         league.planned = [m for m in league.planned if m.a in active and m.b in active]
         done = 0
-        while done < deals and not _late(started, minutes):
+        while done < limit and not _late(started, minutes):
             if not league.planned:
-                league.planned = _plan_round(league, active, deals - done, match_deals, round_size)
+                league.planned = _plan_round(league, active, limit - done, match_deals, round_size)
                 save(folder, league)
             specs = _specs_of(league)
             if ray is None:
@@ -127,7 +138,7 @@ def play_league(
                 done += match.deals
                 if ray is not None and on_deals is not None:
                     on_deals(match.deals)
-                if ray is None and (done >= deals or _late(started, minutes)):
+                if ray is None and (done >= limit or _late(started, minutes)):
                     break
     return done
 
@@ -138,7 +149,8 @@ class Standings:
 
     rules: Ruleset
     entrants: tuple[str, ...]
-    loads: tuple[bool, ...] | None  # whether each spec still loads (None: not checked)
+    # whether each spec still loads (None: not checked; per entrant, None: it would run code)
+    loads: tuple[bool | None, ...] | None
     ratings: Ratings  # per hand (``PER_100`` times this is shown)
     deals: np.ndarray  # int64 [K] deals each entrant played
     opponents: np.ndarray  # int64 [K] entrants each met in a pair match
@@ -191,7 +203,8 @@ class Standings:
 
 def standings(league: League, check_loads: bool = False) -> Standings:
     """The league's table. With ``check_loads``, each spec is built to see that it still loads
-    (an entrant that does not is still rated from the matches it played)."""
+    (an entrant that does not is still rated from the matches it played), but for one that
+    would run code (``py:``), which is never built to be shown."""
     k = len(league.entrants)
     totals = _totals(league)
     ratings = fit(totals, range(k))
@@ -207,7 +220,8 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     loads = None
     if check_loads:
         rules = league.rules
-        loads = tuple(_build(spec, rules)[0] is not None for spec in league.entrants)
+        loads = tuple(None if code_specs(spec) else _build(spec, rules, False)[0] is not None
+                      for spec in league.entrants)  # fmt: skip
     return Standings(
         rules=league.rules, entrants=tuple(league.entrants), loads=loads, ratings=ratings,
         deals=totals.deals.sum(axis=1), opponents=(totals.deals > 0).sum(axis=1),
@@ -216,10 +230,10 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     )  # fmt: skip
 
 
-def _plan_round(league: League, active: list[int], deals_left: int, match_deals: int,
+def _plan_round(league: League, active: list[int], deals_left: float, match_deals: int,
                 round_size: int) -> list[Match]:  # fmt: skip
     totals = _totals(league)
-    count = min(round_size, -(-deals_left // match_deals))
+    count = int(min(round_size, -(-deals_left // match_deals)))  # deals_left may be inf
     first = league.next_index()
     return [Match(first + n, a, b, match_deals, league.match_seed(first + n))
             for n, (a, b) in enumerate(plan(totals, active, count, match_deals))]  # fmt: skip
@@ -235,11 +249,11 @@ def _totals(league: League) -> PairTotals:
     return PairTotals(len(league.entrants), (m.result for m in played if m.result is not None))
 
 
-def _loadable(league: League, rules: Ruleset,
-              on_skip: Callable[[str, str], None] | None) -> dict[str, Agent]:  # fmt: skip
+def _loadable(league: League, rules: Ruleset, on_skip: Callable[[str, str], None] | None,
+              trust_code: bool) -> dict[str, Agent]:  # fmt: skip
     agents: dict[str, Agent] = {}
     for spec in league.entrants:
-        agent, why = _build(spec, rules)
+        agent, why = _build(spec, rules, trust_code)
         if agent is not None:
             agents[spec] = agent
         elif on_skip is not None:
@@ -247,8 +261,11 @@ def _loadable(league: League, rules: Ruleset,
     return agents
 
 
-def _build(spec: str, rules: Ruleset) -> tuple[Agent | None, str]:
-    """The agent of ``spec``, or None and why it does not load."""
+def _build(spec: str, rules: Ruleset, trust_code: bool) -> tuple[Agent | None, str]:
+    """The agent of ``spec``, or None and why it does not load (or may not be built)."""
+    if not trust_code and code_specs(spec):
+        return None, (f"{code_specs(spec)[0]} would import and run Python code named by the "
+                      "league file; play with --trust-code if you trust it")  # fmt: skip
     try:
         return make_agent(spec, rules), ""
     except (ValueError, OSError) as e:

@@ -7,13 +7,14 @@ of it can be played again exactly) and the matches planned but not yet played (a
 ``spar league play`` finishes them first). The file is rewritten whole, through a temporary
 file and a rename, after every match: a process killed at any moment leaves the last
 complete file. It is plain JSON, read with checks on every field: a damaged or hostile file
-is refused with a message that names the field, never executed.
+is refused with a message that names the field, never executed. Every size in it has the
+bounds its command-line flag has (a match's deals those of ``--match``), and the file's
+own size and nesting are bounded before it is read (:mod:`spar_env.limits`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import math
 import os
@@ -25,6 +26,15 @@ from typing import Any
 import numpy as np
 
 from spar_env.atomic import atomic_output
+from spar_env.limits import (
+    MAX_ENTRANTS,
+    MAX_GAMES,
+    MAX_LEAGUE_BYTES,
+    check_at_most,
+    load_json,
+    read_bounded,
+)
+from spar_env.lockfile import LockHeld, take_lock
 from spar_env.rules import Ruleset, make_rules
 from spar_train.league.ratings import PairResult
 
@@ -32,6 +42,7 @@ FILE = "league.json"
 LOCK = "league.lock"
 FORMAT = "spar-league"
 VERSION = 1
+LEVELS = 8  # the deepest a league file nests: 4 (a match's pair, an option's list), with room
 
 
 @dataclass(frozen=True)
@@ -92,9 +103,10 @@ def load(folder: Path) -> League:
     """
     path = Path(folder) / FILE
     if not path.is_file():
-        raise ValueError(f"{folder}: no league here (no {FILE}); start one with spar league add")
+        raise _no_league(folder)
+    text = read_bounded(path, MAX_LEAGUE_BYTES, "league file")  # LimitError names the path
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(text, LEVELS, str(path))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not a league file: {e}") from None
     try:
@@ -111,28 +123,35 @@ def save(folder: Path, league: League) -> None:
 
 
 @contextlib.contextmanager
-def locked(folder: Path) -> Iterator[None]:
+def locked(folder: Path, create: bool = False) -> Iterator[None]:
     """Hold the league's lock, or refuse at once if another process holds it.
 
+    ``create``: make the folder if need be (the add that starts a league); otherwise a folder
+    without a league is refused before anything is written in it, or made.
+
     Raises:
-        ValueError: naming the process that holds the league.
+        ValueError: naming the process that holds the league, or a lock file that is not
+            one (a link, say: :mod:`spar_env.lockfile`), or (without ``create``) no league.
     """
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    fd = os.open(Path(folder) / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    if create:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    elif not (Path(folder) / FILE).is_file():
+        raise _no_league(folder)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
-            raise ValueError(
-                f"{folder}: the league is in use by process {holder}; wait for it to finish "
-                "(or stop it: a stopped league loses only its unfinished match)"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        fd = take_lock(Path(folder) / LOCK)
+    except LockHeld as held:
+        raise ValueError(
+            f"{folder}: the league is in use by process {held.holder or 'another process'}; "
+            "wait for it to finish (or stop it: a stopped league loses only its unfinished match)"
+        ) from None
+    try:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _no_league(folder: Path) -> ValueError:
+    return ValueError(f"{folder}: no league here (no {FILE}); start one with spar league add")
 
 
 def _match_json(m: Match) -> dict[str, Any]:
@@ -147,7 +166,7 @@ def _match_json(m: Match) -> dict[str, Any]:
 def _league(data: Any) -> League:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"format is not {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:  # true == 1
         raise ValueError(f"version {data.get('version')!r}; this spar reads version {VERSION}")
     game = data["game"]
     if not isinstance(game, dict) or set(game) != {"variant", "players", "options"}:
@@ -160,6 +179,7 @@ def _league(data: Any) -> League:
         raise ValueError("entrants must be a list of agent specs")
     if len(set(entrants)) != len(entrants):
         raise ValueError("an entrant is listed twice")
+    check_at_most("entrants", len(entrants), MAX_ENTRANTS)
     league = League(game=game, seed=_count(data["seed"], "seed"), entrants=entrants)
     league.played = [_match(m, len(entrants), league, played=True) for m in data["played"]]
     league.planned = [_match(m, len(entrants), league, played=False) for m in data["planned"]]
@@ -179,6 +199,7 @@ def _match(m: Any, entrants: int, league: League, played: bool) -> Match:
     index, deals = _count(m["index"], "match index"), _count(m["deals"], "match deals")
     if deals < 1:
         raise ValueError("a match has at least one deal")
+    check_at_most(f"match {index}'s deals", deals, MAX_GAMES)  # spar league play --match
     seed = _count(m["seed"], "match seed")
     if seed != league.match_seed(index):
         raise ValueError(f"match {index}'s seed is not the league's seed for it")

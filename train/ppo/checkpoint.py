@@ -7,7 +7,10 @@ the config. Tensors are written on the CPU, so a run resumes on any device.
 
 ``spar train --resume`` reads the latest checkpoint: :func:`check_fits` refuses one of
 another shape of network, or a payload without a key or with counters of the wrong kind, in
-one line naming the file instead of a traceback from deep inside torch; :func:`restore_run`
+one line naming the file instead of a traceback from deep inside torch (or a Ray worker), and
+:func:`check_same_state` a run whose config changed a key that shapes the saved games
+(``rollout.games``, ``rollout.overlap``) or whether there is a magnet, naming the key;
+:func:`restore_run`
 checks the checkpoint is the run's game (a mix run: the same mix,
 :meth:`~spar_train.ppo.games.GameMix.check_checkpoint`) and puts each piece back, so the run
 goes on bit for bit (:func:`restore_checked` turns what a damaged payload raises there into
@@ -22,13 +25,14 @@ from typing import Any
 
 import torch
 
-from spar_agents.ppo.agent import CHECKPOINT_DIR
+from spar_agents.ppo.agent import CHECKPOINT_DIR, model_shape
 from spar_agents.ppo.checkpoint import CheckpointError
 from spar_agents.ppo.checkpoint_names import checkpoint_name, list_checkpoints
 from spar_agents.ppo.device import to_cpu
 from spar_agents.ppo.network import ActorCritic
 from spar_train.ppo.parts import Run
 from spar_train.run_dir import write_checkpoint
+from spar_train.sections import Config
 
 
 def has_checkpoint(run_dir: Path) -> bool:
@@ -97,6 +101,10 @@ def check_fits(saved: dict[str, Any], file: Path, spec: dict[str, Any]) -> None:
     model, counters = saved["model"], saved["counters"]
     if not isinstance(model, dict) or not isinstance(counters, dict):
         raise CheckpointError(f"{file}: not a checkpoint of a PPO run (model or counters broken)")
+    try:
+        model_shape(model)  # within a config's bounds, before the message below shows it
+    except ValueError as e:
+        raise CheckpointError(f"{file}: not a checkpoint of a PPO run ({e})") from None
     if model != spec:
         raise CheckpointError(
             f"{file}: a checkpoint of a network with hidden {model.get('hidden')} "
@@ -113,6 +121,46 @@ def check_fits(saved: dict[str, Any], file: Path, spec: dict[str, Any]) -> None:
             raise CheckpointError(f"{file}: the checkpoint's counter {key} is {value!r}")
         if kind is not bool and value < 0:
             raise CheckpointError(f"{file}: the checkpoint's counter {key} is {value!r}")
+
+
+# The keys whose value shapes what a checkpoint holds beyond the network: the games between
+# hands (how many, and where they are played). A resumed run must keep them. (ray.enabled and
+# ray.workers are named by the Ray source's own check, spar_train.ppo.wrappers.on_ray.)
+STATE_KEYS = ("rollout.games", "rollout.overlap")
+
+
+def check_same_state(saved: dict[str, Any], file: Path, config: Config) -> None:
+    """Raise :class:`CheckpointError` naming the first of ``STATE_KEYS`` whose value in the
+    run's config differs from the checkpoint's own config (or ``ppo.magnet_coef``, where one
+    has a magnet and the other none), before any of its state is loaded."""
+    before = saved.get("config")
+    if not isinstance(before, dict):  # a checkpoint without its config: the loads check it
+        return
+    now = config.to_dict()
+    for key in STATE_KEYS:
+        section, name = key.split(".")
+        old = _saved(before, section, name)
+        if old is not None and old != now[section][name]:
+            _changed(file, key, old, now[section][name])
+    if (config.ppo.magnet_coef > 0) != ("magnet" in saved):
+        _changed(file, "ppo.magnet_coef", _saved(before, "ppo", "magnet_coef") or 0.0,
+                 config.ppo.magnet_coef)  # fmt: skip
+
+
+def _saved(config: dict[str, Any], section: str, name: str) -> Any:
+    table = config.get(section)
+    return table.get(name) if isinstance(table, dict) else None
+
+
+def _changed(file: Path, key: str, old: Any, new: Any) -> None:
+    def value(x: Any) -> str:
+        return str(x).lower() if isinstance(x, bool) else repr(x)
+
+    raise CheckpointError(
+        f"{file}: the checkpoint was made with {key} = {value(old)}, and the run's config now "
+        f"has {key} = {value(new)}; a resumed run goes on with what its checkpoint holds, so "
+        "put the key back (or start a new run)"
+    )
 
 
 def restore_checked(file: Path, restore: Callable[[], None]) -> None:

@@ -7,7 +7,7 @@ update (:class:`~spar_train.hooks.Hook`, Stable-Baselines3's callbacks), in this
 hook                     after an update
 =======================  ==========================================================
 :class:`Snapshots`       every ``pool.snapshot_every``: the learner joins its pool
-:class:`TimeLimit`       past ``run.max_minutes``: this update is the run's last
+:class:`TimeLimit`       ``run.max_minutes`` allows no more: this update is the last
 :class:`Evaluation`      every ``eval.every``, and after the last update: the greedy
                          policy on fixed deals (and ``eval.exact``'s exploitability)
 :class:`Checkpoints`     every ``run.checkpoint_every``, and after the last update
@@ -38,12 +38,13 @@ class Snapshots(Hook):
 
 
 class TimeLimit(Hook):
-    """Past ``run.max_minutes`` of training (0: no limit), the update is the run's last: it is
-    evaluated and saved, and the run stops (``out_of_time``, unless it was the last anyway)."""
+    """When another update like this one, the final evaluation and the checkpoint would not
+    fit in ``run.max_minutes`` (0: no limit; :mod:`spar_train.budget`), the update is the run's
+    last: it is evaluated and saved, and the run stops (``out_of_time``, unless it was the
+    last anyway)."""
 
     def on_update(self, run: Run, update: Update) -> bool:
-        limit = run.config.run.max_minutes
-        if not limit > 0 or run.seconds() <= 60 * limit:
+        if not run.budget.out_of_time(update.began, update.collect_seconds, update.rollout.hands):
             return True
         run.result.stopped_early = True
         run.result.out_of_time = not update.final
@@ -60,7 +61,9 @@ class Evaluation(Hook):
         config = run.config
         if update.step % config.eval.every == 0 or update.final:
             result = run.result
-            result.evaluations = run.mix.evaluate(config, run.model, run.writer, update.step)
+            result.evaluations = run.budget.timed_evaluation(
+                run.mix.evaluate, config, run.model, run.writer, update.step
+            )
             if config.eval.exact:
                 result.exploitability = log_exploitability(run.mix.home, run.model, run.writer,
                                                            update.step)  # fmt: skip
@@ -73,7 +76,7 @@ class Checkpoints(Hook):
 
     def on_update(self, run: Run, update: Update) -> bool:
         if update.step % run.config.run.checkpoint_every == 0 or update.final:
-            save_run(run)
+            run.budget.timed_save(lambda: save_run(run))
         return True
 
 

@@ -51,6 +51,8 @@ def learn(run: Run, rollout: Rollout, started: float) -> Update:
         seconds={**rollout.seconds, "update": done - collected},
         decisions_per_second=rollout.decisions / (done - started),
         decisions=counters.decisions,
+        began=started,
+        collect_seconds=collected - started,
         final=counters.update == config.run.updates,
     )
 

@@ -71,21 +71,22 @@ def train(
     """
     from spar_train.preflight import check_agents
 
+    started = time.perf_counter()  # run.max_minutes counts from here (spar_train.budget)
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
     listeners = [*standard_hooks(report, stop_after), *hooks]
     with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
-        result = _run(config, run_dir, resume=not fresh, report=report, hooks=listeners)
+        result = _run(config, run_dir, resume=not fresh, report=report, hooks=listeners,
+                      started=started)  # fmt: skip
     for hook in listeners:  # the folder let go of: the run is over
         hook.on_end(result)
     return result
 
 
-def _run(
-    config: Config, run_dir: Path, *, resume: bool, report: Reporter | None, hooks: list[Hook]
-) -> RunResult:
-    """The run inside its locked folder (module docstring)."""
-    run = start_run(config, run_dir, resume=resume)
+def _run(config: Config, run_dir: Path, *, resume: bool, report: Reporter | None,
+         hooks: list[Hook], started: float) -> RunResult:  # fmt: skip
+    """The run inside its locked folder (module docstring), begun at ``started``."""
+    run = start_run(config, run_dir, resume=resume, started=started, report=report)
     with contextlib.closing(run.source):  # its worker process or Ray actors end with the run
         for hook in hooks:
             hook.on_start(run)

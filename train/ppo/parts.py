@@ -22,6 +22,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision, resolve
 from spar_agents.ppo.update import PPOSettings
 from spar_env.rules import Ruleset
+from spar_train.budget import RunBudget
 from spar_train.ppo.games import GameMix
 from spar_train.ppo.sources.base import Rollout, RolloutSource
 from spar_train.ppo.sources.pools import MixPool
@@ -133,6 +134,8 @@ class Update:
     seconds: dict[str, float]  # where the time went: the rollout's parts, then "update"
     decisions_per_second: float  # the learner's decisions, over the rollout and the update
     decisions: int  # the learner's decisions of the run so far
+    began: float  # time.perf_counter() when its rollout began
+    collect_seconds: float  # what its rollout took (the learner waited for it)
     final: bool = False  # the run ends after it: its last update, or out of time
     evaluated: bool = False  # the evaluations were made after it
 
@@ -156,8 +159,9 @@ class Run:
     resumed: bool  # from a checkpoint
     counters: Counters
     result: RunResult
+    budget: RunBudget  # run.max_minutes, shared between the warm start and PPO
     writer: Any = None  # the run's TensorBoard SummaryWriter
-    begin: float = field(default_factory=time.perf_counter)  # this session's start
+    begin: float = field(default_factory=time.perf_counter)  # this session's start (its clock)
     seconds_before: float = 0.0  # the training wall clock of the sessions before this one
     done_here: int = 0  # updates in this session
     saved_at: int | None = None  # the update of this session's latest checkpoint

@@ -12,7 +12,6 @@ dropping what a killed session logged past its checkpoint).
 from __future__ import annotations
 
 import dataclasses
-import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,17 +23,29 @@ from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.ppo.update import make_optimizer
 from spar_env.atomic import atomic_output
+from spar_train.budget import Budget, RunBudget
 from spar_train.config import CONFIG_FILE, Config, dump_config
-from spar_train.ppo.checkpoint import check_fits, model_spec, restore_checked, restore_run
+from spar_train.ppo.checkpoint import (
+    check_fits,
+    check_same_state,
+    model_spec,
+    restore_checked,
+    restore_run,
+)
 from spar_train.ppo.games import GameMix, build_model, game_mix, reward_scale
 from spar_train.ppo.learn import ppo_settings
 from spar_train.ppo.parts import Counters, Placement, Run, RunResult
 from spar_train.ppo.sources.base import RolloutSource
 from spar_train.ppo.sources.mix import MixSource
+from spar_train.progress import Reporter
 
 
-def start_run(config: Config, run_dir: Path, *, resume: bool) -> Run:
-    """The run's parts (module docstring); ``resume``: from its latest checkpoint."""
+def start_run(
+    config: Config, run_dir: Path, *, resume: bool, started: float, report: Reporter | None
+) -> Run:
+    """The run's parts (module docstring); ``resume``: from its latest checkpoint; ``started``:
+    when the run began (``time.perf_counter()``: ``run.max_minutes`` counts from there,
+    :mod:`spar_train.budget`, whose notes go to ``report``)."""
     mix = game_mix(config)
     torch.set_num_threads(config.run.threads)
     torch.manual_seed(config.run.seed)
@@ -53,14 +64,17 @@ def start_run(config: Config, run_dir: Path, *, resume: bool) -> Run:
         result = RunResult(mix.home, run_dir, counters, planned_updates=config.run.updates,
                            max_minutes=config.run.max_minutes)  # fmt: skip
         settings = dataclasses.replace(ppo_settings(config), precision=place.learner)
+        unlimited = RunBudget(config, Budget.of(0.0))  # until the checkpoint says what was spent
         run = Run(config, run_dir, mix, place, model, optimizer, magnet, settings, rng, source,
-                  pool, reward_scale(config, mix.home), resume, counters, result)  # fmt: skip
+                  pool, reward_scale(config, mix.home), resume, counters, result, unlimited)  # fmt: skip
         _resume_or_begin(run)
         run.writer = _writer(run)
     except BaseException:
         source.close()
         raise
-    run.begin, run.seconds_before = time.perf_counter(), counters.seconds
+    run.begin, run.seconds_before = started, counters.seconds
+    run.budget = RunBudget(config, Budget.of(config.run.max_minutes, counters.seconds, started),
+                           report)  # fmt: skip
     return run
 
 
@@ -93,6 +107,7 @@ def _resume_or_begin(run: Run) -> None:
     file = latest_checkpoint(run.run_dir)
     saved = load_checkpoint(file)
     check_fits(saved, file, model_spec(run.config.model.hidden, run.model))
+    check_same_state(saved, file, run.config)
     restore_checked(file, lambda: restore_run(saved, run))
 
 

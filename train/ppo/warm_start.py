@@ -54,7 +54,8 @@ def warm_start(run: Run, report: Reporter | None) -> None:
         if warm.actor:  # the actor of an exported bot (the critic starts fresh)
             load_actor(run.model, warm.actor)
         if imitating:
-            _imitation(run, report)
+            steps = _imitation(run, report, stop=run.budget.warm_start_stop())
+            run.budget.warm_start_done(steps)
         run.counters.warm_started = True
         _start_magnet(run)
         save_run(run)
@@ -68,9 +69,9 @@ def _start_magnet(run: Run) -> None:
         run.magnet.load_state_dict(run.model.state_dict())
 
 
-def _imitation(run: Run, report: Reporter | None) -> None:
+def _imitation(run: Run, report: Reporter | None, stop: Callable[[], bool] | None) -> int:
     """The imitation of ``warmstart.imitate`` in a run, logged in its own folder and checked
-    for finite weights."""
+    for finite weights; ``stop`` as :func:`imitate`'s. Returns the imitation steps made."""
     from torch.utils.tensorboard import SummaryWriter
 
     warm = run.config.warmstart
@@ -85,10 +86,11 @@ def _imitation(run: Run, report: Reporter | None) -> None:
 
     losses = imitate(run.model, run.source, run.mix, warm.imitate, warm.updates, warm.lr,
                      run.rng, on_step=on_imitation, precision=run.placement.learner,
-                     epochs=warm.epochs)  # fmt: skip
+                     epochs=warm.epochs, stop=stop)  # fmt: skip
     warm_writer.close()
     check_finite(run.model, {"cross-entropy": losses[-1]}, "the warm start", run.run_dir,
                  f"warmstart.lr={warm.lr:g}, reward scale {run.scale:g}")  # fmt: skip
+    return len(losses)
 
 
 def imitate(
@@ -103,6 +105,7 @@ def imitate(
     on_step: Callable[[int, float], None] | None = None,
     precision: str = "float32",
     epochs: int = 1,
+    stop: Callable[[], bool] | None = None,
 ) -> list[float]:
     """``steps`` rounds of one batch of the teacher's hands (``source``'s games, the teacher
     in every seat), then ``epochs`` passes of minibatches.
@@ -110,7 +113,9 @@ def imitate(
     The features are converted once a round, into the critic's input (whose
     first columns are the actor's); ``precision`` is the matrix products'
     arithmetic, as in the PPO update (:mod:`spar_agents.ppo.precision`).
-    Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
+    Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each, and
+    ``stop()``, asked after each round, ends the imitation early when it says so (the time
+    budget's share, :mod:`spar_train.budget`).
     """
     arithmetic_of = resolve(precision, model.device)
     here = model.inputs_here  # the learner's device (the arrays themselves on the CPU)
@@ -146,6 +151,8 @@ def imitate(
         losses.append(total / max(batches, 1))
         if on_step is not None:
             on_step(step, losses[-1])
+        if stop is not None and step + 1 < steps and stop():
+            break
     return losses
 
 

@@ -107,8 +107,8 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
     """One rollout from those of several batches of games (Ray workers'), in order.
 
     Each part's trajectory rows come after the rows of the parts before it.
-    The time spent in each kind of work is the slowest part's, which is what
-    the learner waits for.
+    The seconds of each kind of work are the parts' added up: the work done, not the
+    time waited (one meaning for a mix's games and for Ray's workers alike).
     """
     if len(parts) == 1:
         return parts[0]
@@ -138,19 +138,19 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
         payoff_by_entry=payoff,
         hands=sum(part.hands for part in parts),
         num_actions=parts[0].num_actions,
-        seconds={k: max(part.seconds[k] for part in parts) for k in parts[0].seconds},
+        seconds={k: sum(part.seconds[k] for part in parts) for k in parts[0].seconds},
     )
 
 
 def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
     """One rollout of the games' rollouts (``parts``, in the order of ``games``): the records
     one after another, the payoffs by ``{game}_{entry}`` (by entry alone for a game without a
-    key), and the seconds of every game added up (the work done, not the time waited)."""
+    key), and the seconds of every game added up (:func:`merge_rollouts`: the work done, not
+    the time waited)."""
     merged = merge_rollouts(parts)
-    seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
     payoff = {
         game.keyed(entry, "_"): value
         for game, part in zip(games, parts, strict=True)
         for entry, value in part.payoff_by_entry.items()
     }
-    return dataclasses.replace(merged, seconds=seconds, payoff_by_entry=payoff)
+    return dataclasses.replace(merged, payoff_by_entry=payoff)

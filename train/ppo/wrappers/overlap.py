@@ -160,8 +160,9 @@ class OverlapSource(PooledGames):
             self._send(Pending(**mine["pending"]))
 
     def close(self) -> None:
-        """End the worker process."""
-        self._worker.close()
+        """End the worker process (at once if a rollout is in flight: a stopped run's
+        checkpoint holds what plays it again)."""
+        self._worker.close(busy=self.pending is not None)
 
 
 def _same(a: list, b: list) -> bool:
