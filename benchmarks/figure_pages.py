@@ -32,7 +32,8 @@ from figures import MINUS, NAME, ROOT, Figures, card_differences
 
 # A figure with its interval, as pages write it: +0.173 ± 0.014, −61.4 ± 6.1, 25.58% ± 0.36%.
 FIGURE = r"[+\-−]?\d[\d,]*(?:\.\d+)?%?\s?±\s?\d[\d,]*(?:\.\d+)?%?"
-CITED = re.compile(rf"(?P<figure>{FIGURE})?<!--fig:(?P<name>{NAME})-->")
+NUMBER = r"[+\-−]?\d[\d,]*(?:\.\d+)?(?:%|×)?"  # a figure without an interval: 457,712, 94.2×
+CITED = re.compile(rf"(?P<figure>{FIGURE}|{NUMBER})?<!--fig:(?P<name>{NAME})-->")
 REGION = re.compile(rf"<!--figures:(?P<name>{NAME})-->\n(?P<body>.*?)<!--/figures-->", re.S)
 ROLE = re.compile(r"\{figure-ref\}`(?P<name>[^`]*)`")
 DIRECTIVE = re.compile(r"^(?P<fence>```+|:::+)\{figure-(?P<kind>table|output)\}[ \t]*(?P<name>\S*)", re.M)  # fmt: skip

@@ -5,7 +5,8 @@ A results file, ``benchmarks/results/FILE.json``, belongs to one benchmark (its 
 says which) and holds:
 
 - ``entries``: ``KEY -> entry``, each a figure with its 95% interval: ``value``,
-  ``interval`` (the half-width), ``decimals`` (as published), ``unit`` (``""`` or ``"%"``),
+  ``interval`` (the half-width; ``null`` for a figure without one, such as a speed),
+  ``decimals`` (as published), ``unit`` (``""``, ``"%"`` or ``"×"``),
   ``what`` it measures, the exact ``command``, the ``date``, the ``commit`` and the
   ``machine``; optionally ``signed`` (default: a ``+`` on figures without a unit),
   ``card`` (``NAME#a.b``: the bot card ``checkpoints/NAME.json`` holds the raw
@@ -54,7 +55,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 MINUS = "\N{MINUS SIGN}"
 # FILE.KEY, then optionally @DATE (that day's measurement) and :D (shown with D decimals)
 NAME = r"[a-z][a-z0-9_]*\.[a-z0-9_.]*[a-z0-9_](?:@\d{4}-\d\d-\d\d)?(?::\d)?"
-_REQUIRED = ("value", "interval", "decimals", "what", "command", "date", "commit", "machine")
+_REQUIRED = ("value", "decimals", "what", "command", "date", "commit", "machine")
+_UNITS = ("", "%", "×")  # a unit is written against the number: 25.58%, 94.2×
 _MEASUREMENT = ("value", "interval", "command", "date", "commit", "machine")
 
 
@@ -64,7 +66,7 @@ class Entry:
 
     name: str
     value: float
-    interval: float
+    interval: float | None  # None for a figure without one (a speed, a count)
     decimals: int
     unit: str
     signed: bool
@@ -76,13 +78,15 @@ class Entry:
     card: str | None = None  # the bot card holding the raw measurement: "spar4#bench.heuristic"
 
     def text(self, minus: str = MINUS) -> str:
-        """The figure as pages show it: ``+0.173 ± 0.014``, ``25.58% ± 0.36%``."""
+        """The figure as pages show it: ``+0.173 ± 0.014``, ``25.58% ± 0.36%``, ``457,712``."""
         d, u = self.decimals, self.unit
-        number = f"{abs(self.value):.{d}f}"
-        sign = minus if self.value < 0 and float(number) != 0 else ""
+        number = f"{abs(self.value):,.{d}f}"
+        sign = minus if self.value < 0 and float(number.replace(",", "")) != 0 else ""
         if self.signed and not sign and self.value >= 0:
             sign = "+"
-        return f"{sign}{number}{u} ± {self.interval:.{d}f}{u}"
+        if self.interval is None:
+            return f"{sign}{number}{u}"
+        return f"{sign}{number}{u} ± {self.interval:,.{d}f}{u}"
 
     def provenance(self) -> str:
         return f"{self.command} ({self.date}, commit {self.commit}; {self.machine})"
@@ -171,7 +175,7 @@ def card_differences(figures: Figures, cards: Path = ROOT / "checkpoints") -> li
     last digit (a card may keep only the interval's rounded ends)."""
     found = []
     for name, entry in figures.entries.items():
-        if entry.card is None:
+        if entry.card is None or entry.interval is None:
             continue
         stem, _, where = entry.card.partition("#")
         node = json.loads((cards / f"{stem}.json").read_text(encoding="utf-8"))
@@ -195,12 +199,13 @@ def _entry(name: str, raw: dict) -> Entry:
     if missing:
         raise ValueError(f"figure {name}: missing {', '.join(missing)}")
     unit = raw.get("unit", "")
-    if unit not in ("", "%"):
-        raise ValueError(f"figure {name}: unit must be '' or '%', got {unit!r}")
+    if unit not in _UNITS:
+        raise ValueError(f"figure {name}: unit must be one of {_UNITS}, got {unit!r}")
+    interval = raw.get("interval")
     return Entry(
-        name, float(raw["value"]), float(raw["interval"]), int(raw["decimals"]), unit,
-        bool(raw.get("signed", unit == "")), raw["what"], raw["command"], raw["date"],
-        raw["commit"], raw["machine"], raw.get("card"),
+        name, float(raw["value"]), None if interval is None else float(interval),
+        int(raw["decimals"]), unit, bool(raw.get("signed", unit == "" and interval is not None)),
+        raw["what"], raw["command"], raw["date"], raw["commit"], raw["machine"], raw.get("card"),
     )  # fmt: skip
 
 
@@ -231,7 +236,7 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
 def record(
     name: str,
     value: float,
-    interval: float,
+    interval: float | None,
     *,
     decimals: int | None = None,
     unit: str | None = None,

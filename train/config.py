@@ -103,6 +103,7 @@ CONFIGS_PACKAGE = "spar_train.configs"  # the folder configs/, as package data
 CONFIG_SUFFIX = ".toml"
 DEFAULT_CONFIG = "ppo_spar4"  # the run of a bare `spar train`
 CONFIG_FILE = "config.toml"  # the config in force, in every run folder
+CONFIG_LEVELS = 8  # the deepest a config nests (a game.mix entry's options' list: 6)
 
 
 def config_names() -> list[str]:
@@ -159,11 +160,9 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
     if path is not None:
         path = Path(path)
         try:
-            data = tomllib.loads(read_config_text(path))
+            data = read_config_data(path)
         except FileNotFoundError:
             raise ConfigError(f"{path}: no such config file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         apply_override(data, item)
     game = data.get("game")
@@ -176,14 +175,22 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
     return from_dict(data)
 
 
-def read_config_text(path: Path) -> str:
-    """A config file's text, refused past ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends)."""
-    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, read_bounded
+def read_config_data(path: Path) -> dict[str, Any]:
+    """A config file's tables, refused in one :class:`ConfigError` naming the file: past
+    ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends), not UTF-8 TOML (an integer of 5,000
+    digits included), or nested deeper than any config (TOML's reader recurses)."""
+    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, check_nesting, read_bounded
 
     try:
-        return read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8")
+        data = tomllib.loads(read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8"))
+        check_nesting(data, CONFIG_LEVELS, f"{path}")
     except LimitError as e:
         raise ConfigError(str(e)) from None
+    except RecursionError:
+        raise ConfigError(f"{path} is nested more than {CONFIG_LEVELS} levels deep") from None
+    except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError is a ValueError
+        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    return data
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -295,10 +302,7 @@ def resume_config(
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
-    try:
-        data = tomllib.loads(read_config_text(path))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    data = read_config_data(path)
     drop_retired(data)  # written by an older version: its run never read them
     for item in overrides:
         key = item.partition("=")[0].strip()

@@ -29,9 +29,9 @@ def check(c: Config) -> None:
 
     r = c.run
     _require(
-        bool(r.name) and "/" not in r.name and r.name not in (".", ".."),
+        bool(r.name) and "/" not in r.name and r.name not in (".", "..") and r.name.isprintable(),
         "run.name",
-        "a folder name (no '/')",
+        "a folder name (no '/', no control characters)",
         r.name,
     )
     _require(r.seed >= 0, "run.seed", "a non-negative integer", r.seed)

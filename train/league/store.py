@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from spar_env.atomic import atomic_output
+from spar_env.atomic import atomic_output, refuse_links
 from spar_env.limits import (
     MAX_ENTRANTS,
     MAX_GAMES,
@@ -131,7 +131,8 @@ def locked(folder: Path, create: bool = False) -> Iterator[None]:
 
     Raises:
         ValueError: naming the process that holds the league, or a lock file that is not
-            one (a link, say: :mod:`spar_env.lockfile`), or (without ``create``) no league.
+            one (a link, say: :mod:`spar_env.lockfile`), a ``league.json`` that is a link
+            (:func:`spar_env.atomic.refuse_links`), or (without ``create``) no league.
     """
     if create:
         Path(folder).mkdir(parents=True, exist_ok=True)
@@ -145,6 +146,7 @@ def locked(folder: Path, create: bool = False) -> Iterator[None]:
             "wait for it to finish (or stop it: a stopped league loses only its unfinished match)"
         ) from None
     try:
+        refuse_links(folder, [FILE])  # written after each match: never through a link
         yield
     finally:
         os.close(fd)  # closing releases the lock
