@@ -2,6 +2,7 @@
 
     python benchmarks/same_training.py --base COMMIT           # every case below
     python benchmarks/same_training.py --base COMMIT --case mix --case overlap
+    python benchmarks/same_training.py --base COMMIT --ray     # and on a local Ray
 
 A change that means to move code, not what it computes (a refactor of the training loop),
 must leave every run as it was. This script takes the source tree of ``COMMIT`` out of git
@@ -89,6 +90,13 @@ CASES = [
     Case("warm_start_magnet", "configs/ppo_mmd_spar2.toml", FINE_TUNE),
     Case("imitation_only", TINY, [*SHORT, "run.updates=0", "warmstart.updates=2"]),
     Case("mccfr", None, MCCFR),
+]
+# On a local Ray (--ray: a Ray start per tree): one game shared out among two workers, and a
+# mix whose games go whole to them; each stopped and resumed.
+RAY = ["ray.enabled=true", "ray.workers=2"]
+RAY_CASES = [
+    Case("ray_one_game", TINY, [*SHORT, *RAY], stop_after=2),
+    Case("ray_mix", TINY, [*SHORT, *RAY, MIX, 'eval.opponents=["random"]'], stop_after=1),
 ]
 
 SHIM = '''\
@@ -225,10 +233,12 @@ def compare(base: str, cases: list[Case], work: Path) -> dict[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the commit to compare with")
-    parser.add_argument("--case", action="append", choices=[c.name for c in CASES],
+    parser.add_argument("--case", action="append", choices=[c.name for c in CASES + RAY_CASES],
                         help="a case to run (repeatable; default: every case)")  # fmt: skip
+    parser.add_argument("--ray", action="store_true", help="the Ray cases too (a local Ray)")
     args = parser.parse_args(argv)
-    cases = [c for c in CASES if args.case is None or c.name in args.case]
+    known = CASES + RAY_CASES if args.ray or args.case else CASES
+    cases = [c for c in known if args.case is None or c.name in args.case]
     with tempfile.TemporaryDirectory(prefix="same_training_") as work:
         report = compare(args.base, cases, Path(work))
     for name, differences in report.items():
