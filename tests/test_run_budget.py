@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from helpers.cli import TINY
 
-import spar_train.ppo
+import spar_train.ppo.games
+import spar_train.ppo.learn
 import spar_train.ppo.warm_start
 from spar_train.config import load_config
 from spar_train.ppo import train
@@ -94,8 +95,9 @@ def test_ppo_stops_where_another_update_and_the_last_evaluation_would_not_fit(
     """Updates of 100 s, evaluations of 150 s, 11 minutes: three updates and two evaluations
     fit (600 s). Before the fix the run went on while under the budget and then evaluated
     past it: five updates and three evaluations, 950 s."""
-    monkeypatch.setattr(spar_train.ppo, "ppo_update", slow(spar_train.ppo.ppo_update, clock, 100))
-    monkeypatch.setattr(spar_train.ppo, "_evaluate", slow(spar_train.ppo._evaluate, clock, 150))
+    learn, games = spar_train.ppo.learn, spar_train.ppo.games.OwnGame  # a game alone's run
+    monkeypatch.setattr(learn, "ppo_update", slow(learn.ppo_update, clock, 100))
+    monkeypatch.setattr(games, "evaluate", slow(games.evaluate, clock, 150))
     config = load_config(TINY, ["run.max_minutes=11", "warmstart.updates=0", "run.updates=50",
                                 "rollout.games=32", "eval.deals=10", "eval.every=2"])  # fmt: skip
     result = train(config, tmp_path)

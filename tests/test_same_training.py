@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ def test_every_case_trains_bit_for_bit_as_at_the_base_commit(tmp_path: Path) -> 
                                                   ROOT / "benchmarks" / "same_training.py")  # fmt: skip
     assert spec is not None and spec.loader is not None
     same = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = same  # its dataclasses look their module up
     spec.loader.exec_module(same)
     report = same.compare(BASE, same.CASES, tmp_path)
     assert set(report) == {case.name for case in same.CASES}

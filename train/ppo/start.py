@@ -36,7 +36,7 @@ from spar_train.ppo.games import GameMix, build_model, game_mix, reward_scale
 from spar_train.ppo.learn import ppo_settings
 from spar_train.ppo.parts import Counters, Placement, Run, RunResult
 from spar_train.ppo.sources.base import RolloutSource
-from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.sources.mix import mix_source
 from spar_train.progress import Reporter
 
 
@@ -93,7 +93,7 @@ def make_source(
         from spar_train.ppo.wrappers.on_ray import ray_source
 
         return ray_source(config, mix, place.workers)
-    return MixSource(mix, config, rng, precision=place.rollout)
+    return mix_source(mix, config, precision=place.rollout)(rng)
 
 
 def _resume_or_begin(run: Run) -> None:

@@ -68,6 +68,25 @@ class RolloutSource(Protocol):
         ...
 
 
+class PartSource(RolloutSource, Protocol):
+    """A source a worker holds (:mod:`spar_train.ppo.wrappers`): it also gives each of its
+    games' rollouts apart, to be joined with the other workers'."""
+
+    def collect_games(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+    ) -> list[Rollout]:
+        """The rollout of each of the source's games, in order."""
+        ...
+
+
+SourceMaker = Callable[[np.random.Generator], PartSource]  # a source from its generator
+
+
 class PooledGames:
     """What every source and wrapper shares: the games it plays (``games``, in the mix's
     order), and an opponent pool for them."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.match.reward import match_table_of
 from spar_train.ppo.games import GameMix, reward_scale
-from spar_train.ppo.sources.base import PooledGames, Rollout, join_games
+from spar_train.ppo.sources.base import PooledGames, Rollout, SourceMaker, join_games
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.lockstep import Play, play_in_lockstep
 from spar_train.ppo.sources.pools import MixPool
@@ -135,6 +136,18 @@ class MixSource(PooledGames):
 
     def close(self) -> None:
         """Nothing to release: the games live here."""
+
+
+def mix_source(
+    mix: GameMix,
+    config: Config,
+    *,
+    precision: Precision = "float32",
+    pieces: Sequence[Piece] | None = None,
+) -> SourceMaker:
+    """What builds the run's source from a generator (picklable: a worker builds it there):
+    a :class:`MixSource` of ``mix`` (or of its ``pieces``), the arguments as its own."""
+    return partial(MixSource, mix, config, precision=precision, pieces=pieces)
 
 
 def collect_in_lockstep(

@@ -44,8 +44,15 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.distributed import connect
 from spar_train.ppo.games import GameMix, build_model
-from spar_train.ppo.sources.base import ModelMaker, PooledGames, Rollout, join_games, merge_rollouts
-from spar_train.ppo.sources.mix import MixSource, Piece
+from spar_train.ppo.sources.base import (
+    ModelMaker,
+    PooledGames,
+    Rollout,
+    SourceMaker,
+    join_games,
+    merge_rollouts,
+)
+from spar_train.ppo.sources.mix import Piece, mix_source
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState, tensors
 from spar_train.sections import Config, RaySection
@@ -58,7 +65,7 @@ log = logging.getLogger(__name__)
 class RaySource(PooledGames):
     """The run's source on Ray actors (module docstring).
 
-    Worker ``i`` plays ``pieces[i]`` of the mix with the source ``make_source`` builds. This
+    Worker ``i`` plays ``pieces[i]`` of the mix with the source ``makers[i]`` builds. This
     class starts the actors, sends them the weights, the pool's snapshots and the teachers,
     replaces those that die, keeps their states for a checkpoint and joins their rollouts. It
     has a source's interface (:class:`~spar_train.ppo.sources.base.RolloutSource`; the ``rng``
@@ -67,7 +74,7 @@ class RaySource(PooledGames):
     Args:
         mix: the run's games.
         pieces: each worker's games and how many of each (:func:`worker_pieces`).
-        make_source: the source of a worker, given its generator and its ``pieces``.
+        makers: each worker's source, given the worker's generator (picklable).
         seed: the run's seed (each worker's generator is seeded by it and its number).
         make_model: a fresh network of the run's shape, for each worker's CPU copy.
         settings: ``[ray]``.
@@ -75,14 +82,15 @@ class RaySource(PooledGames):
     """
 
     def __init__(
-        self, mix: GameMix, pieces: Sequence[Sequence[Piece]], make_source: Any, seed: int,
+        self, mix: GameMix, pieces: Sequence[Sequence[Piece]], makers: Sequence[SourceMaker],
+        seed: int,
         make_model: ModelMaker, settings: RaySection, *, name: str = "run",
     ) -> None:  # fmt: skip
         self.ray = connect(settings.address, settings.timeout)
         self.games = list(mix.games)
         self.pieces = [list(p) for p in pieces]
         self.seed, self.make_model, self.settings, self.name = seed, make_model, settings, name
-        self._makers = [partial(make_source, pieces=p) for p in self.pieces]
+        self._makers = list(makers)
         workers = len(self._makers)
         self._worker_class = self.ray.remote(RolloutWorker)
         self.replaced = 0  # actors replaced so far
@@ -223,8 +231,8 @@ def ray_source(config: Config, mix: GameMix, precision: Precision) -> RaySource:
     """The run's source on ``ray.workers`` actors; they play on their CPUs, in ``precision``
     (``rollout.precision`` as the driver resolves it, not each node's own ``auto``)."""
     pieces = worker_pieces(mix.shares(config.rollout.games), config.ray.workers)
-    make_source = partial(MixSource, mix, config, precision=precision)
-    return RaySource(mix, pieces, make_source, config.run.seed, partial(build_model, config, mix),
+    makers = [mix_source(mix, config, precision=precision, pieces=p) for p in pieces]
+    return RaySource(mix, pieces, makers, config.run.seed, partial(build_model, config, mix),
                      config.ray, name=config.run.name)  # fmt: skip
 
 

@@ -43,7 +43,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix, build_model, reward_scale
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_games
-from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.sources.mix import mix_source
 from spar_train.ppo.sources.pools import MixPool, weights_of
 from spar_train.ppo.wrappers.worker import ProcessWorker, RolloutWorker
 from spar_train.sections import Config
@@ -173,7 +173,7 @@ def _same(a: list, b: list) -> bool:
 def overlap_source(config: Config, mix: GameMix, precision: Precision) -> OverlapSource:
     """The run's source in a worker process; its worker plays on the CPU, in ``precision``
     (``rollout.precision`` resolved there)."""
-    make_source = partial(MixSource, mix, config, precision=precision)
+    make_source = mix_source(mix, config, precision=precision)
     make_worker = partial(RolloutWorker, make_source, config.run.seed, 0,
                           partial(build_model, config, mix), config.rollout.overlap_threads)  # fmt: skip
     return OverlapSource(make_worker, mix, reward_scale(config, mix.home))

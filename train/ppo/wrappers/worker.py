@@ -29,8 +29,7 @@ import numpy as np
 import torch
 
 from spar_agents.base import Agent
-from spar_train.ppo.sources.base import ModelMaker, Rollout
-from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.sources.base import ModelMaker, Rollout, SourceMaker
 from spar_train.ppo.sources.pools import MixPool
 
 WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
@@ -38,8 +37,6 @@ WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worke
 # games travel as NumPy arrays: torch cannot pickle its uint64 tensors (checkpoints
 # are zip files, which can).
 WorkerState = dict[str, Any]
-# A worker's source, given the worker's generator (picklable): a MixSource of its part.
-SourceMaker = Callable[[np.random.Generator], MixSource]
 
 
 class RolloutWorker:
