@@ -41,8 +41,8 @@ limit                      value          what it bounds, and why that value
                                           ``stones:K``, ``hands:K``), wherever it comes
                                           from: a 4-player match to 1,000 lasts about
                                           2,600 hands (a week of play at a real table),
-                                          and every match fits the match bench's hand
-                                          limit (7 x 999 + 1 hands at worst)
+                                          and the longest a match can last is 6,994 hands
+                                          (7 players to 1,000, one point a hand)
 ``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
                                           200 bytes of it)
 ``MAX_ENTRANTS``           1,024          a league's entrants: its tables are entrants
