@@ -350,7 +350,7 @@ def _run(
             if step % config.pool.snapshot_every == 0:
                 pool.add_snapshot(model)
             last = step == config.run.updates
-            out_of_time = budget.out_of_time(t0, t1 - t0, rollout.hands)
+            out_of_time = budget.out_of_time(t0, t1 - t0, rollout.decisions)
             evaluated = step % config.eval.every == 0 or last or out_of_time
             if evaluated:
                 result.evaluations = budget.timed_evaluation(
