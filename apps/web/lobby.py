@@ -189,7 +189,7 @@ class Lobby:
         return self._seat(rules, opponent)
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
-        from spar_agents.registry.file_game import fallback_note
+        from spar_agents.registry.for_game import fallback_note
 
         note = None
         spec = self._choice(opponent, rules)
@@ -211,7 +211,7 @@ class Lobby:
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
-        from spar_agents.registry.file_game import first_that_plays
+        from spar_agents.registry.for_game import first_that_plays
 
         return first_that_plays(opponent.choices, rules, self._agent)
 
