@@ -237,7 +237,7 @@ class Lobby:
     def warm(self) -> None:
         """Build the searching opponents for the default game and let each decide once, so
         that their compiled kernels are ready before a player's first move waits on them."""
-        from spar_apps.terminal.table import HumanTable
+        from spar_apps.table import HumanTable
 
         rules = make_rules("spar", **self.overrides)
         for opponent in self.opponents.values():
