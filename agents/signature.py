@@ -68,7 +68,12 @@ def check_signature(signature: dict[str, Any], rules: Ruleset, where: str) -> st
     wanted = game_signature(rules)
     if signature == wanted:
         return None
-    return f"{where} was trained for {describe(signature)}, but this game is {describe(wanted)}"
+    theirs, ours = describe(signature), describe(wanted)
+    if theirs == ours:  # the same in words (an altered action count): name what differs
+        keys = [k for k in {**wanted, **signature} if signature.get(k) != wanted.get(k)]
+        theirs += f" ({', '.join(f'{k} {signature.get(k)!r:.40}' for k in keys)})"
+        ours += f" ({', '.join(f'{k} {wanted.get(k)!r:.40}' for k in keys)})"
+    return f"{where} was trained for {theirs}, but this game is {ours}"
 
 
 def hand_game(game: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,8 @@ limit                      value          what it bounds, and why that value
                                           1 GiB of weights, 3 GiB with Adam's moments
 ``MAX_LAYERS``             64             ``model.hidden`` entries
 ``MAX_GAMES``              1,048,576      games at once: ``rollout.games``,
-                                          ``warmstart.games``, ``mccfr.deals``,
-                                          ``spar speed --batch``, ``spar bench --chunk``
+                                          ``mccfr.deals``, ``spar speed --batch``,
+                                          ``spar bench --chunk``
                                           (a rollout of 2^20 games of four seats keeps
                                           about 8 GiB of observations)
 ``MAX_DEALS``              100,000,000    duplicate deals: ``spar bench --deals``,
@@ -37,6 +37,14 @@ limit                      value          what it bounds, and why that value
                                           ``config.toml``)
 ``MAX_LINE_BYTES``         1 MiB          one line of a game record (``spar replay``); a
                                           record is a few hundred bytes
+``MAX_SESSION_END``        1,000          the value of a session end (``target:T``,
+                                          ``stones:K``, ``hands:K``), wherever it comes
+                                          from: a 4-player match to 1,000 lasts about
+                                          2,600 hands (a week of play at a real table),
+                                          and every match fits the match bench's hand
+                                          limit (7 x 999 + 1 hands at worst)
+``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
+                                          200 bytes of it)
 =========================  =============  =============================================
 """
 
@@ -60,6 +68,8 @@ MAX_BOT_BYTES = 2 << 30
 MAX_POLICY_BYTES = 4 << 30
 MAX_CONFIG_BYTES = 1 << 20
 MAX_LINE_BYTES = 1 << 20
+MAX_SESSION_END = 1000
+MAX_LEAGUE_BYTES = 256 << 20
 
 
 class LimitError(ValueError):

@@ -294,3 +294,65 @@ def test_ctrl_c_stops_a_play_in_one_line_keeping_its_matches(tmp_path: Path, cap
         "goes on with the round it had planned"
     ]
     assert load(folder).played
+
+
+def test_minutes_alone_play_for_the_minutes(tmp_path: Path, capsys, monkeypatch) -> None:
+    """``--minutes`` without ``--deals`` plays until the minutes pass: before, the default
+    2,000 deals ended it first (``--minutes 1`` stopped after a second). The league's clock
+    runs a second a look here; ``--deals`` with ``--minutes`` still stops at the deals."""
+    import itertools
+    from types import SimpleNamespace
+
+    folder = tmp_path / "lg"
+    assert cli(capsys, "league", "add", folder, "random", "low", "--players", "2")[0] == 0
+    ticks = itertools.count()
+    monkeypatch.setattr("spar_train.league.time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    status, out, err = cli(capsys, "league", "play", folder, "--minutes", "0.5")
+    assert status == 0, err
+    played = int(out.split("played ")[1].split(" deals")[0].replace(",", ""))
+    assert played > 2000 and played == sum(m.deals for m in load(folder).played)
+    status, out, err = cli(capsys, "league", "play", folder, "--minutes", "0.5", "--deals", 400)
+    assert status == 0 and "played 400 deals" in out, err
+
+
+@pytest.mark.parametrize(
+    ("make", "names"),
+    [
+        (lambda lg: lg.write_text("not a league"), ("is a file, not a folder",)),
+        (lambda lg: lg.parent.write_text(""), ("lies under", "which is a file")),
+        (
+            lambda lg: cli_add(lg, "--players", "4"),
+            ("a league of spar with 4 players", "trains for spar with 2 players"),
+        ),
+        (lambda lg: (lg.mkdir(), (lg / "league.json").write_text("{")), ("league.json",)),
+    ],
+    ids=["a file", "under a file", "another game", "damaged"],
+)
+def test_spar_train_refuses_a_league_it_could_not_join_before_training(
+    tmp_path: Path, capsys, monkeypatch, make, names
+) -> None:
+    """Before, each was found only when the whole training was over."""
+    monkeypatch.chdir(tmp_path)
+    league = tmp_path / "lg" if "lies under" not in names else tmp_path / "f" / "lg"
+    make(league)
+    monkeypatch.setattr("spar_train.run", _no_training)
+    status, _, err = cli(capsys, "train", "ppo_tiny", "--name", "t", "--league", league)
+    one_line(status, err, "--league", *names)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_resumed_run_checks_its_league_too(run_copy: Path, tmp_path: Path, capsys) -> None:
+    league = tmp_path / "lg"
+    cli_add(league, "--players", "3")
+    status, _, err = cli(capsys, "train", "--resume", run_copy, "--league", league)
+    one_line(status, err, "a league of spar with 3 players", "trains for spar with 2 players")
+
+
+def cli_add(folder: Path, *options: str) -> None:
+    from spar_apps.cli import main
+
+    assert main(["league", "add", str(folder), "random", "low", *options]) == 0
+
+
+def _no_training(*args, **kwargs):
+    raise AssertionError("the run started before its league was checked")

@@ -198,7 +198,8 @@ def test_spar_equity_prints_the_table_and_answers_one_state(capsys, tmp_path) ->
     assert main(["equity", "heuristic", "--players", "3", "--set", "end=stones:5",
                  "--deals", "100", "--scores", "1,0,0", "--dealer", "0"]) == 0  # fmt: skip
     out = capsys.readouterr().out
-    assert "sampled (Monte Carlo, 95% CI)" in out and "±" in out
+    assert "sampled (Monte Carlo, 100,000 matches, 95% CI)" in out and "±" in out
+    assert "at 1-0-0 stones:" in out  # a stones session is decided on stones
 
 
 @pytest.mark.parametrize(

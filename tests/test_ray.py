@@ -247,6 +247,25 @@ def test_a_run_resumes_on_ray_only_where_its_games_were(tmp_path: Path, capsys) 
     assert "--ray spreads PPO's rollouts" in capsys.readouterr().err
 
 
+def test_a_run_on_ray_resumed_with_other_games_is_refused_naming_the_key(
+    ray_run, tmp_path: Path
+) -> None:
+    """It failed inside a Ray worker, with a wrapped traceback naming no key."""
+    import shutil
+
+    from spar_agents.ppo.checkpoint import CheckpointError
+
+    copy = tmp_path / ray_run.run_dir.name
+    shutil.copytree(ray_run.run_dir, copy)
+    (copy / ".lock").unlink(missing_ok=True)
+    with pytest.raises(CheckpointError) as refused:
+        train(load_config(TINY, [*RAY_TINY, "rollout.games=64"]), tmp_path, resume=True)
+    assert len(str(refused.value).splitlines()) == 1
+    assert "rollout.games = 128, and the run's config now has rollout.games = 64" in str(
+        refused.value
+    )
+
+
 # ----- a game mix on actors --------------------------------------------------------------
 MIX3 = ('game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3},'
         '{variant="spar",players=4}]')  # fmt: skip
@@ -372,6 +391,30 @@ def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
     for entry, (total, hands) in joined.payoff_by_entry.items():
         assert hands == sum(p.payoff_by_entry[entry][1] for p in parts)
         assert total == pytest.approx(sum(p.payoff_by_entry[entry][0] for p in parts))
+
+
+def test_joined_rollouts_add_up_their_seconds_for_one_game_as_for_a_mix() -> None:
+    """``time/<part>_seconds`` has one meaning however the rollouts are joined: the work
+    done. The one-game Ray path took the slowest worker's seconds; a mix on Ray summed them."""
+    from types import SimpleNamespace
+
+    from spar_train.game_mix import join_games
+
+    config = load_config(TINY)
+    rules = rules_of(config)
+    model = build_model(config, rules)
+    pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
+    parts = [
+        Collector(rules, games, np.random.default_rng(games)).collect(
+            model, pool, 1, np.random.default_rng(games), 0.1
+        )
+        for games in (5, 40)
+    ]
+    summed = {k: sum(p.seconds[k] for p in parts) for k in parts[0].seconds}
+    assert summed != {k: max(p.seconds[k] for p in parts) for k in summed}  # they differ here
+    assert merge_rollouts(parts).seconds == pytest.approx(summed)  # one game's workers
+    games = [SimpleNamespace(name="a"), SimpleNamespace(name="b")]
+    assert join_games(games, parts).seconds == pytest.approx(summed)  # a mix's games
 
 
 @pytest.mark.parametrize(

@@ -148,3 +148,20 @@ def test_every_link_of_the_readme_and_the_pages_leads_to_a_file() -> None:
             if not (page.parent / target.split("#", 1)[0]).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert broken == []
+
+
+def test_the_readmes_smoke_run_runs_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The README's ``spar train ppo_tiny`` line: the shipped smoke run, its 4 updates."""
+    import shlex
+
+    from spar_apps.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    (line,) = [line for line in text.splitlines() if line.startswith("spar train ppo_tiny")]
+    words, comment = shlex.split(line.split("#", 1)[0]), line.split("#", 1)[1]
+    assert words == ["spar", "train", "ppo_tiny"] and "4 small updates" in comment
+    monkeypatch.chdir(tmp_path)
+    assert main(words[1:]) == 0
+    out = capsys.readouterr().out
+    assert "tiny: evaluation after update 4" in out
+    assert (tmp_path / "runs" / "tiny" / "checkpoints" / "update_000004.pt").is_file()

@@ -215,3 +215,31 @@ def test_a_broken_bot_is_refused_by_name(capsys, tmp_path: Path, kind: str) -> N
 def test_a_line_without_end_is_refused(tmp_path: Path, argv, names, code) -> None:
     done = spar(*argv, cwd=tmp_path, cap=True, timeout=120)
     one_line(done.returncode, done.stderr, *names, code=code)
+
+
+# ----- a resumed run whose config changed what its checkpoint holds ------------------------
+@pytest.mark.parametrize(
+    ("line", "changed", "said"),
+    [
+        (
+            "games = 128",
+            "games = 64",
+            "rollout.games = 128, and the run's config now has rollout.games = 64",
+        ),
+        ("overlap = false", "overlap = true", "rollout.overlap = false"),
+        ("magnet_coef = 0.0", "magnet_coef = 0.1", "ppo.magnet_coef = 0.0"),
+    ],
+    ids=["games", "overlap", "magnet"],
+)
+def test_a_resume_whose_config_changed_the_saved_state_names_the_key(
+    run_copy: Path, capsys, line: str, changed: str, said: str
+) -> None:
+    """The games between hands are saved for the run's rollout.games: another count was
+    refused as "does not fit this run (saved games: field hands has shape ...)", naming no
+    key (on Ray, a Ray worker's wrapped traceback). Checked before anything is loaded."""
+    path = run_copy / "config.toml"
+    text = path.read_text()
+    assert text.count(f"\n{line}\n") == 1
+    path.write_text(text.replace(f"\n{line}\n", f"\n{changed}\n"))
+    status, _, err = cli(capsys, "train", "--resume", run_copy)
+    one_line(status, err, "the checkpoint was made with", said, "put the key back")

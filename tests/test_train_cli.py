@@ -113,15 +113,18 @@ def test_exact_solves_run_through_spar_train_and_their_policy_benches(tmp_path: 
 def test_a_run_in_a_log_says_it_started_shows_the_warm_start_and_what_cut_it_short(
     tmp_path: Path,
 ) -> None:
-    """In a log (not a terminal): a first line at once, the warm start by tenths, the table's
-    columns in spar bench's order, and a run cut by run.max_minutes says how to finish it."""
+    """In a log (not a terminal): a first line at once, how run.max_minutes is shared, the
+    table's columns in spar bench's order, and a run cut by run.max_minutes says how to finish
+    it (the warm start, cut at its share of the budget, says so)."""
     done = spar("train", str(TINY), "--name", "cut", "--set", "run.max_minutes=0.0001",
                 "--set", "warmstart.updates=20", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("spar train: starting;")
-    steps = [line.split()[3] for line in lines if line.startswith("warm start: imitation")]
-    assert steps == [f"{k}/20," for k in range(2, 21, 2)]  # each tenth
+    assert lines[1].startswith("spar train: run.max_minutes 0.0001: the warm start may take up to")
+    assert lines[2].startswith("spar train: the warm start took ")
+    assert " min (1 of 20 imitation steps, stopped at its share of run.max_minutes); PPO has " \
+        in lines[2]  # fmt: skip
     header = next(line for line in lines if "mean payoff" in line)
     assert header.index("won 6/7") < header.index("kept 6/7")  # as spar bench has them
     said = " ".join(done.stdout.split())
@@ -132,6 +135,20 @@ def test_a_run_in_a_log_says_it_started_shows_the_warm_start_and_what_cut_it_sho
     more = spar(*finish.split()[1:], cwd=tmp_path)
     assert more.returncode == 0, more.stderr
     assert "evaluation after update 4" in more.stdout and "ended the run" not in more.stdout
+
+
+def test_a_log_shows_the_warm_start_by_tenths(capsys) -> None:
+    from rich.console import Console
+
+    from spar_apps.cli.train import _Bar
+    from spar_train.progress import Progress
+
+    with _Bar(Console(file=sys.stdout, force_terminal=False)) as bar:
+        for step in range(1, 21):
+            bar.update(Progress("imitation", step, 20, {"cross_entropy": 1.0}))
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line.split()[3] for line in lines if line.startswith("warm start: imitation")]
+    assert steps == [f"{k}/20," for k in range(2, 21, 2)]  # each tenth
 
 
 def test_the_progress_bar_keeps_to_one_line_on_a_narrow_terminal() -> None:

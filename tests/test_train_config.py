@@ -148,3 +148,46 @@ def test_the_ppo_update_settings_have_one_home() -> None:
     assert off.value_clip == 0 and off.target_kl == 0
     changed = ppo_settings(load_config(None, ["ppo.clip=0.1", "ppo.epochs=5"]))
     assert (changed.clip, changed.epochs) == (0.1, 5)
+
+
+def test_the_retired_warmstart_games_is_refused_in_a_config_with_what_to_do(
+    tmp_path: Path, capsys
+) -> None:
+    """warmstart.games was read by nothing (each imitation batch is rollout.games hands):
+    setting it is refused in one line, on the command line and in a file, not ignored."""
+    from tests.helpers.cli import TINY, cli, one_line
+
+    said = "warmstart.games: retired, it never did anything: each imitation batch is " \
+        "rollout.games hands"  # fmt: skip
+    with pytest.raises(ConfigError, match=said):
+        load_config(TINY, ["warmstart.games=64"])
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[warmstart]\nimitate = "heuristic"\ngames = 4096\n')
+    status, _, err = cli(capsys, "train", mine)
+    one_line(status, err, said, "remove the key")
+    assert not any("games" in line for path in CONFIGS for line in _warmstart_lines(path))
+
+
+def test_a_run_folder_whose_config_holds_warmstart_games_still_resumes(
+    run_copy: Path, capsys
+) -> None:
+    """Run folders written before it was retired hold ``games = 2048`` in [warmstart]."""
+    from tests.helpers.cli import cli
+
+    path = run_copy / "config.toml"
+    text = path.read_text()
+    if "games" not in "".join(_warmstart_lines(path)):
+        path.write_text(text.replace("[warmstart]\n", "[warmstart]\ngames = 2048\n"))
+    assert "games" in "".join(_warmstart_lines(path))
+    status, out, err = cli(capsys, "train", "--resume", run_copy, "--set", "run.updates=3")
+    assert status == 0 and "evaluation after update 3" in out, err
+
+
+def _warmstart_lines(path: Path) -> list[str]:
+    section, lines = None, []
+    for line in path.read_text().splitlines():
+        if line.startswith("["):
+            section = line.strip()
+        elif section == "[warmstart]":
+            lines.append(line.split("#")[0])
+    return lines

@@ -437,8 +437,7 @@ def test_the_card_of_a_bot_without_a_table_carries_its_best_responses_figure(
 
     run, bot = universal_bot
     tiny = ["--set", "rollout.games=64", "--set", "model.hidden=16,16", "--set", "eval.deals=20",
-            "--set", "ppo.minibatch_size=256", "--set", "warmstart.updates=1",
-            "--set", "warmstart.games=64"]  # fmt: skip
+            "--set", "ppo.minibatch_size=256", "--set", "warmstart.updates=1"]  # fmt: skip
     argv = ["exploit", f"onnx:{bot}", "--variant", "spar", "--players", "3", "--updates", "1",
             "--warm-start", "heuristic", "--deals", "20", "--deals-seed", "1", "--seed", "0"]  # fmt: skip
     assert main([*argv, *tiny, "--runs-dir", str(tmp_path / "runs"), "--name", "br"]) == 0

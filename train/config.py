@@ -38,6 +38,7 @@ from spar_train.config_check import check
 from spar_train.sections import (
     ALGORITHMS,
     META_KEYS,
+    RETIRED,
     SECTIONS,
     SECTIONS_OF,
     SELF_OR_SNAPSHOT,
@@ -187,6 +188,9 @@ def _section(name: str, cls: type, values: dict[str, Any]) -> Any:
     known = [f.name for f in fields(cls)]
     out = {}
     for key, value in values.items():
+        if f"{name}.{key}" in RETIRED:
+            raise ConfigError(f"{name}.{key}: retired, it never did anything: "
+                              f"{RETIRED[f'{name}.{key}']}")  # fmt: skip
         if key not in known:
             raise ConfigError(f"{name}.{key}: unknown key; keys of [{name}]: {', '.join(known)}")
         out[key] = _typed(f"{name}.{key}", hints[key], value)
@@ -249,6 +253,7 @@ def resume_config(
         data = tomllib.loads(read_config_text(path))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    drop_retired(data)  # written by an older version: its run never read them
     for item in overrides:
         key = item.partition("=")[0].strip()
         if key not in RESUME_KEYS:
@@ -267,6 +272,15 @@ def resume_config(
         except UntrustedCode as e:
             raise ConfigError(str(e)) from None
     return config
+
+
+def drop_retired(data: dict[str, Any]) -> None:
+    """Remove the retired keys (``RETIRED``) from a run folder's config data, in place."""
+    for key in RETIRED:
+        section, _, name = key.partition(".")
+        table = data.get(section)
+        if isinstance(table, dict):
+            table.pop(name, None)
 
 
 # ----- writing ---------------------------------------------------------------------

@@ -130,7 +130,6 @@ def check(c: Config) -> None:
     if w.imitate:
         _require_spec("warmstart.imitate", w.imitate, " or empty")
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
-    _require(w.games >= 1, "warmstart.games", "at least 1", w.games)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _require(w.epochs >= 1, "warmstart.epochs", "at least 1", w.epochs)
     _check_ray(c)

@@ -346,15 +346,14 @@ class MixCollector(MixRollouts):
 def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
     """One rollout of the games' rollouts (``parts``, in the order of ``games``): the records
     one after another, the payoffs by ``{game}_{entry}``, and the seconds of every game added
-    up (the work done, not the time waited)."""
+    up (:func:`~spar_train.rollout.merge_rollouts`: the work done, not the time waited)."""
     merged = merge_rollouts(parts)
-    seconds = {k: sum(p.seconds[k] for p in parts) for k in merged.seconds}
     payoff = {
         f"{game.name}_{entry}": value
         for game, part in zip(games, parts, strict=True)
         for entry, value in part.payoff_by_entry.items()
     }
-    return _replace(merged, seconds=seconds, payoff_by_entry=payoff)
+    return _replace(merged, payoff_by_entry=payoff)
 
 
 def _scale(config: Config, rules: Ruleset) -> float:

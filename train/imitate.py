@@ -10,6 +10,7 @@ that already knows what hands are worth.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,13 +44,16 @@ def imitate(
     on_step=None,
     precision: str = "float32",
     epochs: int = 1,
+    stop: Callable[[], bool] | None = None,
 ) -> list[float]:
     """``steps`` rounds of one batch of the teacher's hands, then ``epochs`` passes of minibatches.
 
     The features are converted once a round, into the critic's input (whose
     first columns are the actor's); ``precision`` is the matrix products'
     arithmetic, as in the PPO update (:mod:`spar_agents.ppo.precision`).
-    Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each.
+    Returns the mean cross-entropy of each round; ``on_step(round, loss)`` hears each, and
+    ``stop()``, asked after each round, ends the imitation early when it says so (the time
+    budget's share, :mod:`spar_train.budget`).
     """
     arithmetic_of = resolve(precision, model.device)
     here = model.inputs_here  # the learner's device (the arrays themselves on the CPU)
@@ -90,12 +94,17 @@ def imitate(
         losses.append(total / max(batches, 1))
         if on_step is not None:
             on_step(step, losses[-1])
+        if stop is not None and step + 1 < steps and stop():
+            break
     return losses
 
 
-def warm_start_imitation(config, model, collector, scale, rng, run_dir, report) -> None:
+def warm_start_imitation(
+    config, model, collector, scale, rng, run_dir, report, stop: Callable[[], bool] | None = None
+) -> int:
     """The warm start's imitation of ``warmstart.imitate`` in a run (:mod:`spar_train.ppo`),
-    logged in its own folder and checked for finite weights."""
+    logged in its own folder and checked for finite weights; ``stop`` as :func:`imitate`'s.
+    Returns the imitation steps made."""
     from torch.utils.tensorboard import SummaryWriter
 
     warm = config.warmstart
@@ -110,7 +119,8 @@ def warm_start_imitation(config, model, collector, scale, rng, run_dir, report) 
 
     losses = imitate(model, collector, warm.imitate, warm.updates, warm.lr, scale, rng,
                      on_step=on_imitation, precision=config.ppo.precision,
-                     epochs=warm.epochs)  # fmt: skip
+                     epochs=warm.epochs, stop=stop)  # fmt: skip
     warm_writer.close()
     check_finite(model, {"cross-entropy": losses[-1]}, "the warm start", run_dir,
                  f"warmstart.lr={warm.lr:g}, reward scale {scale:g}")  # fmt: skip
+    return len(losses)

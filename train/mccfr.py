@@ -36,6 +36,7 @@ from spar_agents.cfr.sampled_policy import SampledCFRAgent, SampledPolicy, load_
 from spar_agents.registry import make_agent
 from spar_env.atomic import atomic_output
 from spar_env.rules import Ruleset
+from spar_train.budget import Budget
 from spar_train.config import CONFIG_FILE, rules_of
 from spar_train.evaluate import evaluate
 from spar_train.progress import Progress, Reporter
@@ -80,13 +81,16 @@ def run_mccfr(
     """
     from spar_train.preflight import check_agents
 
+    budget = Budget.of(config.run.max_minutes)  # the whole run (spar_train.budget)
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
     with run_folder(run_dir, resume=resume, has_checkpoint=has_tables) as fresh:
-        return _run(config, run_dir, resume=not fresh, report=report)
+        return _run(config, run_dir, resume=not fresh, report=report, budget=budget)
 
 
-def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -> MCCFRResult:
+def _run(
+    config: Any, run_dir: Path, *, resume: bool, report: Reporter | None, budget: Budget
+) -> MCCFRResult:
     """The run inside its locked folder (:func:`run_mccfr`)."""
     from torch.utils.tensorboard import SummaryWriter  # torch only for the log
 
@@ -115,16 +119,15 @@ def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -
         SampledPolicy.of(solver, seed=config.run.seed).save(policy_path)
 
     writer = SummaryWriter(str(run_dir))
-    start = time.perf_counter()
-    limit = config.run.max_minutes * 60 or float("inf")
-    solve_s, evaluations = 0.0, {}
+    solve_s, evaluations, eval_s = 0.0, {}, 0.0  # eval_s: the last evaluation's seconds
     mark = (time.perf_counter(), solver.deals_walked, solver.nodes)
     try:
-        while solver.batches < m.batches and time.perf_counter() - start < limit:
+        while solver.batches < m.batches and budget.left() > 0:
             t = time.perf_counter()
             solver.step(1)
-            solve_s += time.perf_counter() - t
-            last = solver.batches >= m.batches or time.perf_counter() - start >= limit
+            solve_s += (batch_s := time.perf_counter() - t)
+            # the last batch: the next one and the final evaluation would not fit
+            last = solver.batches >= m.batches or not budget.fits(batch_s + eval_s)
             if solver.batches % m.eval_every and not last:
                 continue
             now, deals, nodes = time.perf_counter(), solver.deals_walked, solver.nodes
@@ -136,6 +139,7 @@ def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -
             writer.add_scalar("cfr/rows_visited", int((solver.strategy > 0).sum()), step)
             agent = SampledCFRAgent(SampledPolicy.of(solver))
             found = evaluate(agent, rules, m.eval_opponents, m.eval_deals, m.eval_seed)
+            eval_s = time.perf_counter() - now
             evaluations = {
                 spec: {"mean_payoff": r.mean_payoff, "ci95": r.ci95} for spec, r in found.items()
             }
@@ -149,6 +153,8 @@ def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -
                 figures = {"deals": solver.deals_walked, "deals_per_second": rate}
                 report(Progress("mccfr", solver.batches, m.batches, figures, evaluations, True))
             mark = (time.perf_counter(), solver.deals_walked, solver.nodes)
+            if last:
+                break
     finally:
         save()  # an interrupted run keeps every batch it finished
         writer.close()
@@ -158,7 +164,7 @@ def _run(config: Any, run_dir: Path, *, resume: bool, report: Reporter | None) -
         policy_path=policy_path,
         batches=solver.batches,
         deals_walked=solver.deals_walked,
-        seconds=time.perf_counter() - start,
+        seconds=budget.elapsed(),
         solve_seconds=solve_s,
         evaluations=evaluations,
     )

@@ -62,7 +62,8 @@ from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_env.rules import Ruleset
 from spar_train.actor_from_bot import load_actor
-from spar_train.checkpoint_fit import check_fits, restore_checked
+from spar_train.budget import Budget, RunBudget
+from spar_train.checkpoint_fit import check_fits, check_same_state, restore_checked
 from spar_train.config import CONFIG_FILE, Config, dump_config, rules_of
 from spar_train.evaluate import evaluate_learner, log_exploitability, tag_of
 from spar_train.finite import check_finite
@@ -204,10 +205,12 @@ def train(
     """
     from spar_train.preflight import check_agents
 
+    started = time.perf_counter()  # run.max_minutes counts from here (spar_train.budget)
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
     with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
-        return _run(config, run_dir, resume=not fresh, stop_after=stop_after, report=report)
+        return _run(config, run_dir, resume=not fresh, stop_after=stop_after, report=report,
+                    started=started)  # fmt: skip
 
 
 def _run(
@@ -217,6 +220,7 @@ def _run(
     resume: bool,
     stop_after: int | None,
     report: Reporter | None,
+    started: float,
 ) -> RunResult:
     """The run inside its locked folder (:func:`train`); ``resume``: from its latest checkpoint."""
     from torch.utils.tensorboard import SummaryWriter
@@ -252,6 +256,7 @@ def _run(
             file = latest_checkpoint(run_dir)
             saved = load_checkpoint(file)
             check_fits(saved, file, model_spec(config.model.hidden, model))
+            check_same_state(saved, file, config)
             restore_checked(
                 file,
                 lambda: restore_run(
@@ -279,8 +284,9 @@ def _run(
         settings = ppo_settings(config)
         result = RunResult(rules, run_dir, counters, planned_updates=config.run.updates,
                            max_minutes=config.run.max_minutes)  # fmt: skip
-        begin = time.perf_counter()
+        begin = started
         seconds_before = counters.seconds
+        budget = RunBudget(config, Budget.of(config.run.max_minutes, seconds_before, begin), report)
 
         def save() -> None:
             counters.seconds = seconds_before + time.perf_counter() - begin
@@ -292,7 +298,9 @@ def _run(
             if warm.actor:  # the actor of an exported bot (the critic starts fresh)
                 load_actor(model, warm.actor)
             if imitating:
-                warm_start_imitation(config, model, collector, scale, rng, run_dir, report)
+                steps = warm_start_imitation(config, model, collector, scale, rng, run_dir,
+                                             report, stop=budget.warm_start_stop())  # fmt: skip
+                budget.warm_start_done(steps)
             counters.warm_started = True
             _start_magnet(magnet, model)
             save()
@@ -342,17 +350,16 @@ def _run(
             if step % config.pool.snapshot_every == 0:
                 pool.add_snapshot(model)
             last = step == config.run.updates
-            out_of_time = (
-                config.run.max_minutes > 0
-                and seconds_before + time.perf_counter() - begin > 60 * config.run.max_minutes
-            )
+            out_of_time = budget.out_of_time(t0, t1 - t0, rollout.hands)
             evaluated = step % config.eval.every == 0 or last or out_of_time
             if evaluated:
-                result.evaluations = _evaluate(config, rules, model, writer, step)
+                result.evaluations = budget.timed_evaluation(
+                    _evaluate, config, rules, model, writer, step
+                )
                 if config.eval.exact:
                     result.exploitability = log_exploitability(rules, model, writer, step)
             if step % config.run.checkpoint_every == 0 or last or out_of_time:
-                save()
+                budget.timed_save(save)
             if report is not None:
                 parts = {f"{part}_seconds": s for part, s in rollout.seconds.items()}
                 figures = {"decisions_per_second": sps, "approx_kl": stats["approx_kl"], **parts,

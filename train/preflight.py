@@ -37,7 +37,6 @@ def check_bounds(c: Config) -> None:
             ("model.hidden", max(c.model.hidden, default=0), MAX_LAYER_WIDTH),
             ("rollout.games", c.rollout.games, MAX_GAMES),
             ("rollout.games x rollout.hands", c.rollout.games * c.rollout.hands, MAX_GAMES),
-            ("warmstart.games", c.warmstart.games, MAX_GAMES),
             ("ppo.minibatch_size", c.ppo.minibatch_size, MAX_GAMES),
             ("eval.deals", c.eval.deals, MAX_DEALS),
             ("eval.pimc_deals", c.eval.pimc_deals, MAX_DEALS),

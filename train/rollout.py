@@ -72,8 +72,8 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
     """One rollout from those of several batches of games (Ray workers'), in order.
 
     Each part's trajectory rows come after the rows of the parts before it.
-    The time spent in each kind of work is the slowest part's, which is what
-    the learner waits for.
+    The seconds of each kind of work are the parts' added up: the work done, not the
+    time waited (one meaning for a mix's games and for Ray's workers alike).
     """
     if len(parts) == 1:
         return parts[0]
@@ -103,7 +103,7 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
         payoff_by_entry=payoff,
         hands=sum(part.hands for part in parts),
         num_actions=parts[0].num_actions,
-        seconds={k: max(part.seconds[k] for part in parts) for k in parts[0].seconds},
+        seconds={k: sum(part.seconds[k] for part in parts) for k in parts[0].seconds},
     )
 
 

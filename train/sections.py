@@ -147,10 +147,7 @@ class EvalSection:
 class WarmStartSection:
     actor: str = ""  # an exported bot (shipped name or .onnx) whose actor the network starts from
     imitate: str = "heuristic"  # an agent spec whose decisions the actor imitates first ("": none)
-    updates: int = 60  # imitation steps
-    # Unused: each imitation batch is rollout.games hands (the collector's); kept so that
-    # the configs and run folders that set it still load.
-    games: int = 2048
+    updates: int = 60  # imitation steps (each a batch of rollout.games hands, the run's games)
     lr: float = 1e-3  # the imitation's learning rate
     epochs: int = 1  # passes over each batch (more: a closer copy of a slow teacher's few hands)
 
@@ -216,6 +213,12 @@ SECTIONS: dict[str, type] = {
 }
 SELF_OR_SNAPSHOT = ("self", "snapshot")  # pool.mix entries that are not agent specs
 META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on reading
+# Keys that did nothing and were removed, with what to do instead: refused in a config, and
+# dropped from a run folder's config.toml (its run never read them).
+RETIRED = {
+    "warmstart.games": "each imitation batch is rollout.games hands, the run's own games; "
+    "remove the key",
+}
 
 
 def rules_of(config: Config) -> Ruleset:

@@ -35,6 +35,7 @@ import numpy as np
 
 from spar_agents import make_agent
 from spar_agents.tips import EARLY_LEAD_DEVIATIONS, LOW_CARD_DEVIATIONS, TipAgent
+from spar_env import strict_json
 from spar_env.rules import Ruleset, make_rules
 from spar_train.tournament import draw_deals, play_batch, run_tournament
 from spar_train.tournament.stats import mean_ci
@@ -269,7 +270,6 @@ def rate_grid(rates: dict[str, HandRates], title: str) -> Table:
 def main(argv: list[str] | None = None) -> None:
     """``python -m spar_train.study --deals 20000``: every tip and rate, by player count and variant."""
     import argparse
-    import json
 
     from rich.console import Console
     from rich.progress import Progress
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
             rates.update(here)
     if args.json is not None:
         with atomic_output(args.json) as f:
-            json.dump(to_dict(tips, rates), f, indent=1)
+            strict_json.dump(to_dict(tips, rates), f, indent=1)
 
 
 def _ruleset(text: str) -> Ruleset:

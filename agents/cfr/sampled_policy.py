@@ -103,7 +103,7 @@ def load_sampled(path: str | os.PathLike, rules: Ruleset | None = None) -> Sampl
     arrays, meta = read_npz(path)
     if meta.get("format") != FORMAT:
         raise ValueError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
-    if meta.get("abstraction") != VERSION:
+    if type(meta.get("abstraction")) is not int or meta["abstraction"] != VERSION:  # true == 1
         raise ValueError(
             f"{path}: made with abstraction version {meta.get('abstraction')}, "
             f"this code reads version {VERSION}"

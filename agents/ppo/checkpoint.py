@@ -68,7 +68,7 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     outer = _safe_load(path, data, "file")
     if not isinstance(outer, dict) or outer.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a spar-rl checkpoint")
-    if outer.get("format_version") != FORMAT_VERSION:
+    if type(outer.get("format_version")) is not int or outer["format_version"] != FORMAT_VERSION:
         raise CheckpointError(
             f"{path}: checkpoint format version {outer.get('format_version')!r}; "
             f"this spar-rl reads version {FORMAT_VERSION}"

@@ -20,11 +20,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from spar_agents.base import Agent
+from spar_agents.registry.guarded import GuardedAgent, describe
 from spar_env.rules import Ruleset
 
 
 def user_agent(target: str | None, rules: Ruleset, params: dict[str, Any]) -> Agent:
-    """The agent ``module:Name`` builds for ``rules`` (module docstring).
+    """The agent ``module:Name`` builds for ``rules`` (module docstring), its answers checked
+    (:class:`~spar_agents.registry.guarded.GuardedAgent`).
 
     Raises:
         ValueError: for a target that is not ``module:Name``, a module that does not import, a
@@ -36,25 +38,21 @@ def user_agent(target: str | None, rules: Ruleset, params: dict[str, Any]) -> Ag
     try:
         with _current_folder_on_path():
             module = importlib.import_module(module_name)
-    except Exception as e:  # noqa: BLE001 - any import failure is the user's module's
-        raise ValueError(
-            f"py:{target}: cannot import {module_name}: {type(e).__name__}: {e}"
-        ) from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - any import failure is the module's
+        raise ValueError(f"py:{target}: cannot import {module_name}: {describe(e)}") from None
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise ValueError(f"py:{target}: {module_name} has no class or function {attr}")
     try:
         agent = factory(rules, **params)
-    except Exception as e:  # noqa: BLE001 - a build that fails is the user's code's
-        raise ValueError(
-            f"py:{target}: {attr}(rules, **params) failed: {type(e).__name__}: {e}"
-        ) from None
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - a build that fails is the user's code's
+        raise ValueError(f"py:{target}: {attr}(rules, **params) failed: {describe(e)}") from None
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
             f"py:{target}: {attr}(rules) gave a {type(agent).__name__}, which has no "
             "act(situation, rng) method (see spar_agents.base.Agent)"
         )
-    return agent
+    return GuardedAgent(agent, f"py:{target}")  # its answers checked, its faults one line
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ import argparse
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -74,6 +75,15 @@ def _role_text(match: re.Match[str]) -> str:
     return target.rsplit(".", 1)[-1] if match.group(0).count("~") else target
 
 
+def nonempty_path(text: str) -> Path:
+    """An argparse type: a file or folder, never the empty text (which ``Path`` reads as the
+    current folder, so ``spar league add "$LEAGUE" ...`` with the variable unset would
+    start a league there)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty (. is the current folder)")
+    return Path(text)
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     value = _whole(text)
@@ -86,6 +96,11 @@ def positive_int_at_most(limit: int, what: str) -> Callable[[str], int]:
     """An argparse type: a whole number from 1 to ``limit`` (one of :mod:`spar_env.limits`)."""
 
     def parse(text: str) -> int:
+        digits = text.strip().lstrip("+").lstrip("0")
+        if digits.isdecimal() and len(digits) > len(str(limit)):  # before int() meets 4,300
+            raise argparse.ArgumentTypeError(
+                f"at most {limit:,} {what} (a limit of spar-rl); got a {len(digits):,}-digit number"
+            )
         value = positive_int(text)
         if value > limit:
             raise argparse.ArgumentTypeError(
@@ -104,15 +119,26 @@ def seed(text: str) -> int:
     return value
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0 (``nan`` and ``inf`` would never end)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0; got {text}")
-    return value
+def positive_duration(unit: str) -> Callable[[str], float]:
+    """An argparse type: a finite number of ``unit`` (seconds, minutes) above 0 (``nan`` and
+    ``inf`` would never end); its messages name the unit."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number of {unit}; got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(
+                f"must be a finite number of {unit} above 0; got {text}"
+            )
+        return value
+
+    return parse
+
+
+positive_seconds = positive_duration("seconds")
+positive_minutes = positive_duration("minutes")
 
 
 def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
@@ -163,4 +189,7 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        if text.strip().lstrip("+-").isdecimal():  # past Python's 4,300 digits
+            raise argparse.ArgumentTypeError(f"{shown} is far too large") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {shown!r}") from None

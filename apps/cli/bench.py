@@ -29,15 +29,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, add_ray_option, positive_int_at_most, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    add_ray_option,
+    nonempty_path,
+    positive_int_at_most,
+    seed,
+)
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
 
 CSV_FIELDS = (
@@ -84,10 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_ray_option(p, "play the batches as tasks")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--csv", type=Path, metavar="FILE", help="write one CSV row per agent")
+    p.add_argument("--csv", type=nonempty_path, metavar="FILE", help="write one CSV row per agent")
     p.add_argument(
         "--plot",
-        type=Path,
+        type=nonempty_path,
         metavar="FILE",
         help=f"save a chart of the means ({', '.join(PLOT_SUFFIXES)})",
     )
@@ -162,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         (plot_match_shares if matches else plot_means)(result, args.plot)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(strict_json.dumps(result.to_dict(), indent=2))
     elif matches:
         _print_match_table(result, seconds)
     else:

@@ -8,23 +8,25 @@ stones, hands:K and the largest tables (a line says which).
     spar equity                                  # 4 equal onnx:universal seats, to 10
     spar equity --players 2 --plot equity.png    # the heat map of a 2-player match
     spar equity heuristic random --scores 7,9,0,2 --dealer 1
-    spar equity --set end=stones:30 --json
+    spar equity --set end=stones:30 --scores 12,9,0,2 --dealer 3   # stones held
 
-The table shows seat 0's chance by its score (rows) against seat 1's
+A simulation plays at most a budget of hands (a line says so when the
+matches are fewer than asked: a match to a far end lasts thousands of
+hands). The table shows seat 0's chance by its score (rows) against seat 1's
 (columns), any further seats at 0, averaged over who deals next.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, positive_int_at_most, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_LINEUP = "onnx:universal"
@@ -49,19 +51,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="deals the hand model is estimated from, each dealt by every seat",
     )
     p.add_argument("--seed", type=seed, default=0, help="seed of the deals and the simulation")
-    p.add_argument("--scores", metavar="S0,S1,...", help="one state: every seat's score")
+    p.add_argument(
+        "--scores",
+        metavar="S0,S1,...",
+        help="one state: every seat's score (in a stones:K session, the stones it holds)",
+    )
+    p.add_argument(
+        "--played",
+        type=int,
+        metavar="H",
+        help="hands played so far, with --scores in a hands:K session",
+    )
     p.add_argument(
         "--dealer", type=int, metavar="SEAT", help="who deals the next hand (with --scores)"
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
-        "--plot", type=Path, metavar="FILE", help=f"save the heat map ({', '.join(PLOT_SUFFIXES)})"
+        "--plot",
+        type=nonempty_path,
+        metavar="FILE",
+        help=f"save the heat map ({', '.join(PLOT_SUFFIXES)})",
     )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from spar_train.match.equity import leader_grid, match_equity
+    from spar_train.match.equity import check_match_state, leader_grid, match_equity
     from spar_train.match.model import estimate_hand_model, require_match_end
 
     lineup = args.agents or [DEFAULT_LINEUP]
@@ -72,16 +87,21 @@ def run(args: argparse.Namespace) -> int:
     scores = _scores(args.scores, rules.players)
     if args.dealer is not None and scores is None:
         raise ValueError("--dealer goes with --scores: the state whose next hand it deals")
+    played = _played(args.played, scores, rules)
+    if scores is not None:  # a state no match can be in is refused before the work
+        stones = rules.end_kind == "stones"
+        check_match_state(rules, None if stones else scores, scores if stones else None, played)
     if args.plot is not None:
         check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
     model = estimate_hand_model(lineup, rules, args.deals, args.seed)
+    _say_cost(model, rules, scores, played)
     start = match_equity(model, rules, seed=args.seed)
     state = None
     if scores is not None:
         dealer = args.dealer if args.dealer is not None else rules.first_dealer
         if dealer is None:
             raise ValueError("give --dealer SEAT: who deals the next hand")
-        state = match_equity(model, rules, scores, dealer, seed=args.seed)
+        state = match_equity(model, rules, scores, dealer, seed=args.seed, hands_played=played)
     grid = leader_grid(model, rules)
     if args.plot is not None and grid is None:
         raise ValueError(f"a heat map needs an exact table: {rules.end} is found by simulation")
@@ -100,8 +120,11 @@ def run(args: argparse.Namespace) -> int:
             "grid": None if grid is None else grid.tolist(),
         }
         if state is not None:
-            out["state"] = {"scores": scores, "dealer": dealer, **_equity_dict(state)}
-        print(json.dumps(out, indent=2))
+            held = "stones" if rules.end_kind == "stones" else "scores"
+            out["state"] = {held: scores, "dealer": dealer, **_equity_dict(state)}
+            if rules.end_kind == "hands":
+                out["state"]["hands_played"] = played
+        print(strict_json.dumps(out, indent=2))
         return 0
     _print(rules, lineup, model, start, state, scores, grid)
     return 0
@@ -123,9 +146,47 @@ def _scores(text: str | None, players: int) -> list[int] | None:
     return scores
 
 
+def _played(played: int | None, scores: list[int] | None, rules) -> int:
+    """The hands played of the state: a ``hands:K`` session with scores needs them."""
+    if played is not None and (scores is None or rules.end_kind != "hands"):
+        raise ValueError("--played goes with --scores in a hands:K session (--set end=hands:K)")
+    if played is None and scores is not None and rules.end_kind == "hands" and any(scores):
+        raise ValueError(
+            f"give --played H: how many of the {rules.end_value} hands the state at "
+            f"{','.join(map(str, scores))} has played"
+        )
+    return played or 0
+
+
+def _say_cost(model, rules, scores: list[int] | None, played: int) -> None:
+    """Before a simulation whose budget plays fewer matches than asked, say so on stderr."""
+    from spar_train.match.equity import (
+        EXACT_LIMIT,
+        SIMULATED_HANDS,
+        SIMULATED_MATCHES,
+        expected_hands,
+        simulated_matches,
+        table_cells,
+    )
+
+    asked = SIMULATED_MATCHES
+    if rules.end_kind == "target" and table_cells(rules.players, rules.end_value) <= EXACT_LIMIT:
+        return
+    matches = simulated_matches(model, rules, asked, SIMULATED_HANDS)
+    if matches < asked:
+        hands = expected_hands(model, rules)
+        print(
+            f"spar equity: {rules.end} is sampled from {matches:,} matches, not {asked:,}: "
+            f"a match lasts about {hands:,.0f} hands, and a simulation plays at most "
+            f"{SIMULATED_HANDS:,} (the intervals say how close)",
+            file=sys.stderr,
+        )
+
+
 def _equity_dict(equity) -> dict[str, object]:
     return {
         "method": equity.method,
+        "matches": equity.matches,
         "win": equity.win.tolist(),
         "ci95_halfwidth": equity.ci95.tolist(),
     }
@@ -151,15 +212,17 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
     how = (
         "exact (dynamic programming)"
         if start.method == "exact"
-        else "sampled (Monte Carlo, 95% CI)"
+        else f"sampled (Monte Carlo, {start.matches:,} matches, 95% CI)"
     )
     console.print(
         f"spar equity: {rules.variant} {rules.end}, {rules.players} players, "
-        f"lineup {' '.join(lineup)}; hand model from {model.hands:,} hands; {how}"
+        f"lineup {' '.join(lineup)}; hand model from {model.hands:,} hands; {how}",
+        soft_wrap=True,  # one line, however long the lineup: the terminal folds it
     )
     console.print(f"from 0-0: {_chances(start)}")
     if state is not None:
-        console.print(f"at {'-'.join(map(str, scores))}: {_chances(state)}")
+        held = " stones" if rules.end_kind == "stones" else ""
+        console.print(f"at {'-'.join(map(str, scores))}{held}: {_chances(state)}")
     if grid is None:
         return
     target = grid.shape[0]

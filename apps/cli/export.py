@@ -16,9 +16,8 @@ written atomically.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, positive_int_at_most
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_env.limits import MAX_CHECK
 from spar_env.printable import printable
@@ -30,9 +29,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers, "export", "export a trained policy as an ONNX bot (onnx:FILE)", __doc__
     )
-    parser.add_argument("run", type=Path, metavar="RUN", help="a run folder or a checkpoint file")
     parser.add_argument(
-        "--out", type=Path, required=True, metavar="FILE", help="the bot file to write (.onnx)"
+        "run", type=nonempty_path, metavar="RUN", help="a run folder or a checkpoint file"
+    )
+    parser.add_argument(
+        "--out",
+        type=nonempty_path,
+        required=True,
+        metavar="FILE",
+        help="the bot file to write (.onnx)",
     )
     parser.add_argument(
         "--check",

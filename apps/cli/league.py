@@ -20,7 +20,6 @@ run as Ray tasks, and the table is the one a local run gives.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,17 +27,20 @@ from spar_apps.cli.arguments import (
     add_command,
     add_ray_option,
     add_trust_code_option,
+    nonempty_path,
     positive_int_at_most,
-    positive_seconds,
+    positive_minutes,
     seed,
 )
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
+from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
 from spar_env.printable import printable
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+DEFAULT_PLAY_DEALS = 2000  # deals league play plays, unless --minutes is given alone
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,17 +49,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(subparsers, "league", "a rating ladder of agents, kept in a folder", __doc__)
     actions = p.add_subparsers(title="actions", metavar="ACTION", dest="action", required=True)
     add = add_command(actions, "add", "add agents to a league (starting it)", __doc__)
-    add.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    add.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     add.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs to add")
     add_rules_arguments(add)
     add.add_argument("--seed", type=seed, default=0, help="a new league's seed (its deals)")
     add.set_defaults(func=run_add)
 
     play = add_command(actions, "play", "play the league's next matches", __doc__)
-    play.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    play.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     play.add_argument(
-        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"), default=2000,
-        help="deals to play, in whole matches (each deal is played in every rotation)",
+        "--deals", "--hands", type=positive_int_at_most(MAX_DEALS, "deals"),
+        help=f"deals to play, in whole matches (each deal is played in every rotation; default "
+        f"{DEFAULT_PLAY_DEALS:,}, or no bound when --minutes is given alone)",
     )  # fmt: skip
     play.add_argument(
         "--match", type=positive_int_at_most(MAX_GAMES, "deals in a match"),
@@ -69,18 +72,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the schedule depends on it",
     )  # fmt: skip
     play.add_argument(
-        "--minutes", type=positive_seconds, metavar="M",
-        help="stop after the match under way once M minutes have passed",
+        "--minutes", type=positive_minutes, metavar="M",
+        help="stop after the match under way once M minutes have passed (alone: play for M "
+        "minutes)",
     )  # fmt: skip
     add_ray_option(play, "play each round's matches as tasks")
     add_trust_code_option(play, "the league's league.json")
     play.set_defaults(func=run_play)
 
     show = add_command(actions, "show", "the league's ratings and pair results", __doc__)
-    show.add_argument("folder", type=Path, metavar="LEAGUE", help="the league's folder")
+    show.add_argument("folder", type=nonempty_path, metavar="LEAGUE", help="the league's folder")
     show.add_argument("--json", action="store_true", help="print the table as JSON")
     show.add_argument(
-        "--plot", type=Path, metavar="FILE",
+        "--plot", type=nonempty_path, metavar="FILE",
         help=f"save the ratings and the pair margins as a chart ({', '.join(PLOT_SUFFIXES)})",
     )  # fmt: skip
     show.set_defaults(func=run_show)
@@ -114,6 +118,8 @@ def run_play(args: argparse.Namespace) -> int:
 
     if args.match < 2:
         raise ValueError("--match: a match needs at least 2 deals (its interval needs two)")
+    if args.deals is None and args.minutes is None:
+        args.deals = DEFAULT_PLAY_DEALS  # --minutes alone: no bound on the deals
     if args.ray is not None:
         from spar_train.distributed import connect
 
@@ -148,7 +154,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.plot is not None:
         plot_league(table, args.plot)
     if args.json:
-        print(json.dumps(table.to_dict(), indent=2))
+        print(strict_json.dumps(table.to_dict(), indent=2))
     else:
         print_league(table, args.folder)
     return 0

@@ -83,5 +83,17 @@ def rules_from_args(args: argparse.Namespace) -> Ruleset:
     """
     overrides = ruleset_overrides(args.overrides)
     if args.players is not None:
+        check_agrees(overrides, "players", args.players, f"--players {args.players}")
         overrides["players"] = args.players
     return make_rules(args.variant or DEFAULT_VARIANT, **overrides)
+
+
+def check_agrees(overrides: dict[str, object], key: str, value: object, option: str) -> None:
+    """Refuse an option (``--players 4``) that a ``--set`` of the same field contradicts
+    (``--set players=3``): neither may silently win.
+
+    Raises:
+        ValueError: naming both.
+    """
+    if key in overrides and overrides[key] != value:
+        raise ValueError(f"{option} and --set {key}={overrides[key]} disagree; give one of them")

@@ -26,6 +26,7 @@ also ends by its own rule (--end, --target, or --set end=...).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,11 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, positive_int, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
-from spar_apps.cli.overrides import add_rules_arguments
+from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
 from spar_env.explain import typing_examples
+from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
 if TYPE_CHECKING:  # the agents load on use: `spar --help` imports no agent
@@ -62,7 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
                    "target:T, stones:K (default: the variant's)")  # fmt: skip
     p.add_argument(
-        "--target", type=positive_int, metavar="T", help="play to T points (end=target:T)"
+        "--target",
+        type=positive_int_at_most(MAX_SESSION_END, "points"),
+        metavar="T",
+        help="play to T points (end=target:T)",
     )
     p.add_argument("--c-notation", action=argparse.BooleanOptionalAction,
                    help="write scores in c-notation (default: the variant's)")  # fmt: skip
@@ -78,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--record",
-        type=Path,
+        type=nonempty_path,
         metavar="FILE",
         help="append every finished hand to FILE as a game record (spar replay reads it)",
     )
@@ -125,11 +130,12 @@ def run(args: argparse.Namespace) -> int:
             table,
             _Terminal(console),
             hint=hint,
-            on_record=None if out is None else lambda record: _write(out, record),
+            on_record=None if out is None else lambda record: _write(out, record, args.record),
         )
     finally:
         if out is not None:
-            out.close()
+            with contextlib.suppress(OSError):  # each record was flushed; a failed one said so
+                out.close()
     if args.record is not None:
         console.print(f"records of the finished hands are in {args.record}")
     return 0
@@ -150,19 +156,25 @@ class _Terminal:
 
 
 def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
-    """``--end``, ``--target``, ``--c-notation`` and ``--direction`` as ``--set`` overrides."""
-    extra = []
+    """``--end``, ``--target``, ``--c-notation`` and ``--direction`` as ``--set`` overrides
+    (a ``--set`` of the same field that says otherwise is refused, not silently overruled)."""
     if args.end is not None and args.target is not None:
         raise ValueError(f"give --end or --target, not both (--target {args.target} is "
                          f"--end target:{args.target})")  # fmt: skip
+    shortcuts: list[tuple[str, object, str]] = []  # field, value, the option that gave it
     if args.end is not None:
-        extra.append(f"end={args.end}")
+        shortcuts.append(("end", args.end, f"--end {args.end}"))
     if args.target is not None:
-        extra.append(f"end=target:{args.target}")
+        shortcuts.append(("end", f"target:{args.target}", f"--target {args.target}"))
     if args.c_notation is not None:
-        extra.append(f"c_notation={str(args.c_notation).lower()}")
+        no = "" if args.c_notation else "no-"
+        shortcuts.append(("c_notation", args.c_notation, f"--{no}c-notation"))
     if args.direction is not None:
-        extra.append(f"direction={args.direction}")
+        shortcuts.append(("direction", args.direction, f"--direction {args.direction}"))
+    given = ruleset_overrides(args.overrides)
+    for key, value, option in shortcuts:
+        check_agrees(given, key, value, option)
+    extra = [f"{key}={str(v).lower() if isinstance(v, bool) else v}" for key, v, _ in shortcuts]
     return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
 
 
@@ -265,6 +277,12 @@ def _fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1)[0])
 
 
-def _write(out, record: dict[str, Any]) -> None:
-    out.write(json.dumps(record) + "\n")
-    out.flush()
+def _write(out, record: dict[str, Any], path: Path) -> None:
+    """Append a hand's record to ``path`` (open as ``out``); a write that fails (a full disk)
+    is an ``OSError`` naming the file, which ends the session in one line."""
+    try:
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write the record of the hand just played ({e.strerror});"
+                      " the records of the hands before it are there", str(path)) from None  # fmt: skip

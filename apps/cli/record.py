@@ -19,12 +19,17 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, positive_int, positive_int_at_most, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    nonempty_path,
+    positive_int,
+    positive_int_at_most,
+    seed,
+)
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, rules_from_args
 from spar_env.limits import MAX_GAMES
@@ -43,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--hands", type=positive_int, default=1000, help="hands to play")
     parser.add_argument("--seed", type=seed, default=0, help="random seed, 0 or more")
     parser.add_argument(
-        "--out", type=Path, metavar="FILE", help="write to this file instead of stdout"
+        "--out", type=nonempty_path, metavar="FILE", help="write to this file instead of stdout"
     )
     parser.add_argument("--stock", action="store_true", help="always write the stock")
     parser.add_argument(

@@ -41,9 +41,8 @@ import math
 import socket
 import sys
 import threading
-from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, seed
 
 DEFAULT_PORT = 8000
 # How often Python hands its lock between the event loop and the bots' worker threads: the
@@ -81,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--state",
-        type=Path,
+        type=nonempty_path,
         metavar="DIR",
         help="keep every game in this folder, so that a restart loses none: the unfinished "
         "games are taken up on start (default: games live in memory only)",

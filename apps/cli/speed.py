@@ -9,10 +9,10 @@ re-dealing are inside the timed loop.
 from __future__ import annotations
 
 import argparse
-import json
 
 from spar_apps.cli.arguments import add_command, positive_int_at_most, positive_seconds, seed
 from spar_apps.cli.overrides import add_rules_arguments, rules_from_args
+from spar_env import strict_json
 from spar_env.limits import MAX_GAMES
 from spar_env.speed import MODES, measure
 
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(measure(args.mode, rules, batch, args.seconds, args.seed))
     if args.json:
         for r in results:
-            print(json.dumps(r.to_dict()))
+            print(strict_json.dumps(r.to_dict()))
         return 0
     steps = "card plays/s" if args.mode == "core" else "agent steps/s"
     table = Table(title=f"spar speed ({args.mode}): {rules.variant}, {rules.players} players")

@@ -34,7 +34,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 from rich.text import Text
 
-from spar_apps.cli.arguments import add_command, add_ray_option, add_trust_code_option, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    add_ray_option,
+    add_trust_code_option,
+    nonempty_path,
+    seed,
+)
 from spar_env.printable import printable
 
 
@@ -61,11 +67,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=seed, help="the run's seed (run.seed)")
     parser.add_argument("--name", help="the run's name: it is written to runs/NAME (run.name)")
     parser.add_argument(
-        "--resume", type=Path, metavar="RUN", help="go on with the run in this folder"
+        "--resume", type=nonempty_path, metavar="RUN", help="go on with the run in this folder"
     )
-    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="folder of runs")
     parser.add_argument(
-        "--league", type=Path, metavar="LEAGUE",
+        "--runs-dir", type=nonempty_path, default=Path("runs"), help="folder of runs"
+    )
+    parser.add_argument(
+        "--league", type=nonempty_path, metavar="LEAGUE",
         help="when the run ends, add its agent to the league in this folder (spar league), "
         "starting one for the run's game if there is none",
     )  # fmt: skip
@@ -94,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
             run=dataclasses.replace(config.run, **{k: v for k, v in named.items() if v is not None})
         )
         overrides = ()
+    if args.league is not None:  # refused now, not when the run is over
+        _check_league(args, config)
     console = Console(stderr=False)
     with _Bar(console) as bar:
         try:
@@ -109,6 +119,17 @@ def run(args: argparse.Namespace) -> int:
             return 130
     _summary(console, result)
     return 0 if args.league is None else _join_league(args.league, result)
+
+
+def _check_league(args: argparse.Namespace, config: Any) -> None:
+    """Refuse a --league the run's agent could not join, before the run (a resumed run: its
+    own config's game)."""
+    from spar_train.config import resume_config
+    from spar_train.league.join import check_joinable
+
+    if config is None:
+        config = resume_config(args.resume, args.set, trust_code=args.trust_code)
+    check_joinable(args.league, config)
 
 
 def _join_league(folder: Path, result: Any) -> int:
@@ -186,7 +207,7 @@ class _Bar:
         self.progress.stop()
 
     def update(self, event: Any) -> None:
-        if event.phase == "start":  # a line before the run begins (its device)
+        if event.phase in ("start", "note"):  # a line as it is (the device, the budget)
             self.progress.console.print(f"spar train: {event.note}", highlight=False)
             return
         self.phase = event.phase

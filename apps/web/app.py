@@ -270,9 +270,17 @@ class TableApp:
         return game
 
     def _kept(self, game: WebGame) -> dict[str, Any]:
-        """After a change: keep the game on disk, and its view."""
-        self.store.save(game)
-        return game.view()
+        """After a change: keep the game on disk, and its view. A change is made before it is
+        saved, so a save that fails (a full disk) does not undo it: the game goes on in
+        memory, and the view's ``warning`` says a restart would lose it."""
+        view = game.view()
+        try:
+            self.store.save(game)
+        except OSError as e:
+            LOG.warning("spar serve: game %s not saved: %s", game.id, e)
+            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
+                               "but a restart of the server would lose it")  # fmt: skip
+        return view
 
     async def _off_loop(self, work: Callable[[], T], searching: bool = False) -> T:
         """``work`` (bots' moves, a view) on a worker thread, so that a slow bot delays only

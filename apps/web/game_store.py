@@ -125,7 +125,7 @@ class WebGame:
                 move that is not legal now (the message says why, as in ``spar play``).
         """
         self._resume()
-        self._check_turn(turn)
+        self._check_turn(turn, "move")
         if self.table.hand_over:
             raise GameError(self._over_message())
         if not isinstance(text, str) or len(text) > 16:
@@ -148,7 +148,7 @@ class WebGame:
             GameError: for a stale ``turn``, a hand still running or a session that is over.
         """
         self._resume()
-        self._check_turn(turn)
+        self._check_turn(turn, "deal of the next hand")
         if not self.table.hand_over:
             raise GameError("the hand is still running: play a card")
         if self.table.session_over:
@@ -203,13 +203,15 @@ class WebGame:
         if not self.table.hand_over and not self.table.my_turn:
             self._settle()
 
-    def _check_turn(self, turn: object) -> None:
+    def _check_turn(self, turn: object, request: str) -> None:
+        """Refuse a ``request`` (``move``, ``deal``) for a turn the table is not at."""
         if not isinstance(turn, int) or isinstance(turn, bool):
-            raise GameError(f"a move must give the table's turn, a whole number; got {turn!r}", 400)
+            raise GameError(f"a {request} must give the table's turn, a whole number; "
+                            f"got {turn!r:.40}", 400)  # fmt: skip
         if turn != self.turn:
             raise GameError(
-                f"out of turn: this move was for turn {turn}, the table is at turn {self.turn}; "
-                "reload the table"
+                f"out of turn: this {request} was for turn {turn}, the table is at turn "
+                f"{self.turn}; reload the table"
             )
 
     def _over_message(self) -> str:

@@ -86,7 +86,8 @@ class GameFolder:
         for path in sorted(self.folder.glob("*.json")):
             try:
                 data = json.loads(read_bounded(path, MAX_FILE_BYTES, "saved game"))
-                if not isinstance(data, dict) or data.get("version") != VERSION:
+                version = data.get("version") if isinstance(data, dict) else None
+                if type(version) is not int or version != VERSION:  # true == 1 in Python
                     raise ValueError(f"not a saved game of version {VERSION}")
                 if data.get("id") != path.stem or not GAME_ID.fullmatch(path.stem):
                     raise ValueError("its id is not its file's name")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
+from spar_env.limits import MAX_SESSION_END, LimitError
 from spar_env.rules.cards import RANKS, SUITS, format_card, parse_card
 from spar_env.rules.preset_table import PRESETS
 
@@ -329,7 +330,14 @@ def _validate_end(end: object) -> None:
         if colon:
             raise ValueError(f"end {kind!r} takes no value; got {end!r}")
         return
-    if not value.isdecimal() or int(value) < 1:
+    shown = end if len(end) <= 40 else f"{end[:30]}... ({len(value)} digits)"
+    digits = value.lstrip("0")  # the length is checked before int() meets 4,300 digits
+    if not value.isdecimal() or len(digits) <= 20 and int(value) < 1:
         raise ValueError(
-            f"end {kind!r} needs a positive whole number, as in '{kind}:10'; got {end!r}"
+            f"end {kind!r} needs a positive whole number, as in '{kind}:10'; got {shown!r}"
+        )
+    if len(digits) > 20 or int(value) > MAX_SESSION_END:
+        raise LimitError(
+            f"end {shown}: a session end's value is at most {MAX_SESSION_END:,} "
+            "(a limit of spar-rl)"
         )

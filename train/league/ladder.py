@@ -36,7 +36,7 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
             league's, or a league in use by another process.
     """
     folder = Path(folder)
-    with locked(folder):
+    with locked(folder, create=True):
         if (folder / "league.json").exists():
             league = load(folder)
             if game_of(rules) != league.game:
@@ -57,7 +57,7 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
 
 def play_league(
     folder: Path,
-    deals: int,
+    deals: int | None,
     *,
     match_deals: int = DEFAULT_MATCH_DEALS,
     round_size: int = DEFAULT_ROUND,
@@ -69,7 +69,8 @@ def play_league(
 ) -> int:
     """Play about ``deals`` deals of pair matches in the league (whole matches: the matches a
     stopped run had planned first, then rounds planned as the module docstring says); stop
-    after the match under way when ``minutes`` have passed. Returns the deals played.
+    after the match under way when ``minutes`` have passed. ``deals`` None: no bound on the
+    deals, ``minutes`` alone ends the play. Returns the deals played.
 
     An entrant that no longer loads is skipped (``on_skip(spec, why)``), with its planned
     matches. ``on_deals(n)`` hears the deals of each match as they are played (here) or as
@@ -78,11 +79,14 @@ def play_league(
     league file may have been handed to us (:mod:`spar_agents.registry.trust`).
 
     Raises:
-        ValueError: for sizes below 1, a league with fewer than two entrants that load, or a
-            league in use by another process.
+        ValueError: for sizes below 1, neither ``deals`` nor ``minutes``, a league with fewer
+            than two entrants that load, or a league in use by another process.
     """
-    if deals < 1 or match_deals < 2 or round_size < 1:
+    if deals is None and minutes is None:
+        raise ValueError("give the deals to play, the minutes, or both")
+    if (deals is not None and deals < 1) or match_deals < 2 or round_size < 1:
         raise ValueError("deals and round size must be at least 1, deals per match at least 2")
+    limit = float("inf") if deals is None else deals
     folder = Path(folder)
     started = time.monotonic()
     with locked(folder):
@@ -95,9 +99,9 @@ def play_league(
                              f"it has {len(active)}")  # fmt: skip
         league.planned = [m for m in league.planned if m.a in active and m.b in active]
         done = 0
-        while done < deals and not _late(started, minutes):
+        while done < limit and not _late(started, minutes):
             if not league.planned:
-                league.planned = _plan_round(league, active, deals - done, match_deals, round_size)
+                league.planned = _plan_round(league, active, limit - done, match_deals, round_size)
                 save(folder, league)
             specs = _specs_of(league)
             if ray is None:
@@ -112,7 +116,7 @@ def play_league(
                 done += match.deals
                 if ray is not None and on_deals is not None:
                     on_deals(match.deals)
-                if ray is None and (done >= deals or _late(started, minutes)):
+                if ray is None and (done >= limit or _late(started, minutes)):
                     break
     return done
 
@@ -204,10 +208,10 @@ def standings(league: League, check_loads: bool = False) -> Standings:
     )  # fmt: skip
 
 
-def _plan_round(league: League, active: list[int], deals_left: int, match_deals: int,
+def _plan_round(league: League, active: list[int], deals_left: float, match_deals: int,
                 round_size: int) -> list[Match]:  # fmt: skip
     totals = _totals(league)
-    count = min(round_size, -(-deals_left // match_deals))
+    count = int(min(round_size, -(-deals_left // match_deals)))  # deals_left may be inf
     first = league.next_index()
     return [Match(first + n, a, b, match_deals, league.match_seed(first + n))
             for n, (a, b) in enumerate(plan(totals, active, count, match_deals))]  # fmt: skip

@@ -92,7 +92,7 @@ def load(folder: Path) -> League:
     """
     path = Path(folder) / FILE
     if not path.is_file():
-        raise ValueError(f"{folder}: no league here (no {FILE}); start one with spar league add")
+        raise _no_league(folder)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -111,14 +111,20 @@ def save(folder: Path, league: League) -> None:
 
 
 @contextlib.contextmanager
-def locked(folder: Path) -> Iterator[None]:
+def locked(folder: Path, create: bool = False) -> Iterator[None]:
     """Hold the league's lock, or refuse at once if another process holds it.
+
+    ``create``: make the folder if need be (the add that starts a league); otherwise a folder
+    without a league is refused before anything is written in it, or made.
 
     Raises:
         ValueError: naming the process that holds the league, or a lock file that is not
-            one (a link, say: :mod:`spar_env.lockfile`).
+            one (a link, say: :mod:`spar_env.lockfile`), or (without ``create``) no league.
     """
-    Path(folder).mkdir(parents=True, exist_ok=True)
+    if create:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    elif not (Path(folder) / FILE).is_file():
+        raise _no_league(folder)
     try:
         fd = take_lock(Path(folder) / LOCK)
     except LockHeld as held:
@@ -130,6 +136,10 @@ def locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _no_league(folder: Path) -> ValueError:
+    return ValueError(f"{folder}: no league here (no {FILE}); start one with spar league add")
 
 
 def _match_json(m: Match) -> dict[str, Any]:
@@ -144,7 +154,7 @@ def _match_json(m: Match) -> dict[str, Any]:
 def _league(data: Any) -> League:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"format is not {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:  # true == 1
         raise ValueError(f"version {data.get('version')!r}; this spar reads version {VERSION}")
     game = data["game"]
     if not isinstance(game, dict) or set(game) != {"variant", "players", "options"}:

@@ -22,6 +22,11 @@ the same seed and chunk give the same figures, here or on Ray.
 - ``mean_payoff``: its payoff per hand (stakes or points), with the interval.
 - ``ties``: the share of matches that ended without a winner (``hands:K``).
 - ``mean_hands``: hands per match, over every match and rotation.
+
+**Length.** A match lasts at most :func:`~spar_train.match.model.most_hands`
+hands (a 7-player match to 1,000 points, the farthest end the rules take, at
+most 6,994), and progress is reported hand by hand as how far the batch's
+matches have come toward their end, so a long match moves the bar.
 """
 
 from __future__ import annotations
@@ -33,11 +38,11 @@ import numpy as np
 
 from spar_agents import Agent
 from spar_agents.registry import AgentSpec
-from spar_env.core import next_hand, reset, shuffle_decks, tables_for
+from spar_env.core import State, next_hand, reset, shuffle_decks, tables_for
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 from spar_train import tournament
-from spar_train.match.model import require_match_end
+from spar_train.match.model import most_hands, require_match_end
 from spar_train.tournament import (
     Progress,
     Seating,
@@ -51,7 +56,6 @@ from spar_train.tournament.seating import DEAL_BLOCK
 from spar_train.tournament.stats import mean_ci
 
 DEFAULT_MATCH_CHUNK = 1024  # matches per batch (times the rotations: games in the batch)
-MAX_HANDS = 10_000  # a match still running after this many hands is an error, not a hang
 
 
 class MatchDecks:
@@ -112,10 +116,11 @@ def play_matches(
     """Play one batch of ``seed``'s matches in every rotation of ``seats`` to their end.
 
     Game ``m * R + r`` is match ``batch.start + m`` in rotation ``r``. The
-    outcome depends on ``(seed, batch)`` alone. ``on_hand(done)`` hears the
-    share of the batch's matches over after each hand ends somewhere.
+    outcome depends on ``(seed, batch)`` alone. ``on_hand(done)`` hears how far
+    the batch has come, 0 to 1, after each hand ends somewhere (:func:`toward_end`).
     """
     require_match_end(rules)
+    limit = most_hands(rules)
     rotations = seats.rotations
     decks = MatchDecks(rules, seed, batch)
     agent_at = np.tile(seats.table, (batch.count, 1))
@@ -130,7 +135,7 @@ def play_matches(
     )
     history = History(state)
     payoffs = np.zeros((state.batch_size, rules.players))
-    for _ in range(MAX_HANDS * (rules.players * rules.hand_size + rules.players)):
+    for _ in range(limit * (rules.players * rules.hand_size + rules.players)):
         rows = np.flatnonzero(~state.terminated)
         if rows.size == 0:
             break
@@ -141,8 +146,8 @@ def play_matches(
         ended = np.flatnonzero(state.terminated & ~ended_before & ~state.session_over)
         if ended.size:
             hand = state.hands_played[ended]
-            if hand.max() >= MAX_HANDS:
-                raise RuntimeError(f"a match still running after {MAX_HANDS} hands")
+            if hand.max() >= limit:  # the engine's own rules say it cannot be
+                raise RuntimeError(f"a match to {rules.end} still running after {limit} hands")
             fresh = np.empty((ended.size, state.deck.shape[1]), dtype=np.int8)
             for j in np.unique(hand):
                 here = hand == j
@@ -150,12 +155,28 @@ def play_matches(
             next_hand(state, ended, rng, decks=fresh)
             history.clear(ended)
         if on_hand is not None and ended.size:
-            on_hand(float(state.session_over.sum()) / state.batch_size)
+            on_hand(float(toward_end(rules, state).mean()))
     return MatchOutcome(
         winner=state.session_winner.copy(),
         hands=state.hands_played.copy(),
         payoffs=payoffs,
     )
+
+
+def toward_end(rules: Ruleset, state: State) -> np.ndarray:
+    """``float64 [B]``: how far each game's session has come toward its end, 0 to 1: the
+    leader's share of the target, the stones taken from the pool, the hands played of
+    ``hands:K``; 1 once it is over."""
+    kind, value = rules.end_kind, rules.end_value or 1
+    if kind == "target":
+        done = state.scores.max(axis=1) / value
+    elif kind == "stones":
+        done = 1 - state.pool / value
+    elif kind == "hands":
+        done = state.hands_played / value
+    else:  # one_hand
+        done = np.zeros(state.batch_size)
+    return np.where(state.session_over, 1.0, np.minimum(done, 1.0))
 
 
 @dataclass(frozen=True)
@@ -323,7 +344,7 @@ def run_match_bench(
             if progress is not None:
 
                 def on_hand(done: float, batch: tournament.Batch = batch) -> None:
-                    progress(batch.start + int(done * batch.count), matches)
+                    progress(batch.start + done * batch.count, matches)
 
             yield play_matches(rules, players, seats, seed, batch, on_hand)
             if progress is not None:

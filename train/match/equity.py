@@ -16,6 +16,19 @@ plays matches of the same hand model by Monte Carlo and gives each chance
 with its 95% interval. :func:`match_equity` picks the one that applies and
 says which.
 
+**Cost.** A simulation's work is its matches times their hands, and a match to
+a far end lasts many hands (a 4-player match to 1,000 points about 2,600), so a
+simulation is given a budget of hands (:data:`SIMULATED_HANDS` by default in
+:func:`match_equity`): :func:`simulated_matches` says, before it starts, how
+many matches fit, from :func:`expected_hands`; fewer matches widen the
+intervals, which say so.
+
+**The state** a match is in: the seats' scores, and for the ends that read
+more, the stones each seat holds (``stones:K``: the session is decided on
+stones, so :func:`match_equity` reads its ``scores`` as the stones held) or the
+hands played (``hands:K``). :func:`check_match_state` refuses a state no match
+can be in: more stones than the pool, a match already won.
+
 Stones sessions end in tie-break hands among the seats tied for most stones;
 the simulation gives each tied seat its model chance of winning, renormalised
 among the tied seats (the model is of full tables, so this is approximate).
@@ -33,6 +46,8 @@ from spar_env.rules import Ruleset
 from spar_train.match.model import HandModel, require_match_end
 
 EXACT_LIMIT = 40_000_000  # float64 cells of an exact table (N dealers x T**N scores x N seats)
+SIMULATED_MATCHES = 100_000  # matches match_equity simulates, where the budget allows
+SIMULATED_HANDS = 20_000_000  # hands one simulation of match_equity plays at most (a few seconds)
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
@@ -144,6 +159,7 @@ def simulate_equity(
     seed: int = 0,
     stones: Sequence[int] | None = None,
     hands_played: int = 0,
+    budget: int | None = None,
 ) -> SampledEquity:
     """Play ``matches`` matches of ``model`` from a state, to ``rules.end``, by Monte Carlo.
 
@@ -152,8 +168,12 @@ def simulate_equity(
     ``dealer`` of the next hand (default: ``rules.first_dealer``, or a seat at
     random for each match).
 
+    ``budget``: the most hands to play in all; fewer matches are played where ``matches``
+    would pass it (:func:`simulated_matches`), and :attr:`SampledEquity.matches` says how many.
+
     Raises:
-        ValueError: for an open session, a model of another table size, or a bad state.
+        ValueError: for an open session, a model of another table size, or a bad state
+            (:func:`check_match_state`).
     """
     n, kind, value = rules.players, rules.end_kind, rules.end_value or 1
     require_match_end(rules)
@@ -161,13 +181,14 @@ def simulate_equity(
         raise ValueError(f"the hand model is of {model.players} seats; the game has {n}")
     if matches < 1:
         raise ValueError(f"matches must be at least 1; got {matches}")
+    check_match_state(rules, scores, stones, hands_played)
+    if budget is not None:
+        matches = simulated_matches(model, rules, matches, budget, scores, stones, hands_played)
     rng = np.random.default_rng([seed, 5])
     zero = (0,) * n
     score = np.tile(_check_state(zero if scores is None else scores, 0, n), (matches, 1))
     held = np.tile(_check_state(zero if stones is None else stones, 0, n), (matches, 1))
     pool = np.full(matches, value - int(held[0].sum()) if kind == "stones" else 0)
-    if kind == "stones" and pool[0] < 0:
-        raise ValueError(f"the seats hold {int(held[0].sum())} stones; the pool has {value}")
     played = np.full(matches, int(hands_played))
     if dealer is None:
         dealer = rules.first_dealer
@@ -223,6 +244,74 @@ def simulate_equity(
     return SampledEquity(wins, half, float((winner < 0).mean()), matches, float(hands.mean()))
 
 
+def check_match_state(
+    rules: Ruleset,
+    scores: Sequence[int] | None = None,
+    stones: Sequence[int] | None = None,
+    hands_played: int = 0,
+) -> None:
+    """Refuse a state no running match of ``rules`` can be in (module docstring).
+
+    Raises:
+        ValueError: for scores or stones that are not one count of 0 or more per seat, more
+            stones than the pool holds, hands played past ``hands:K``, or a match already won.
+    """
+    n, kind, value = rules.players, rules.end_kind, rules.end_value or 0
+    zero = (0,) * n
+    score = _check_state(zero if scores is None else scores, 0, n)
+    held = _check_state(zero if stones is None else stones, 0, n)
+    if kind == "target" and max(score) >= value:
+        raise ValueError(
+            f"a score of {max(score)} has reached the target {value}: the match is over"
+        )
+    if kind == "stones":
+        if sum(held) > value:
+            raise ValueError(f"the seats hold {sum(held)} stones; the pool has {value}")
+        if sum(held) == value and held.count(max(held)) == 1:
+            raise ValueError(f"the pool of {value} stones is empty: the seat holding most won")
+    if kind == "hands" and not 0 <= int(hands_played) < value:
+        raise ValueError(f"hands played must be 0 to {value - 1} in a hands:{value} session; "
+                         f"got {hands_played}")  # fmt: skip
+
+
+def expected_hands(
+    model: HandModel,
+    rules: Ruleset,
+    scores: Sequence[int] | None = None,
+    stones: Sequence[int] | None = None,
+    hands_played: int = 0,
+) -> float:
+    """About how many hands a match of ``model`` lasts from a state: an estimate for sizing a
+    simulation, on the high side for targets (as if the leader took only its share, ``1/N``,
+    of the points a hand scores)."""
+    n, kind, value = rules.players, rules.end_kind, rules.end_value or 1
+    points = float(
+        (model.probs.sum(axis=1).mean(axis=0) * np.arange(1, model.max_points + 1)).sum()
+    )
+    if kind == "target":
+        return max(1.0, n * (value - (0 if scores is None else max(scores))) / points)
+    if kind == "hands":
+        return float(value - hands_played)
+    if kind == "stones":
+        return (value - (0 if stones is None else sum(stones))) / points + 1  # + a tie-break
+    return 1.0  # one_hand
+
+
+def simulated_matches(
+    model: HandModel,
+    rules: Ruleset,
+    matches: int,
+    budget: int,
+    scores: Sequence[int] | None = None,
+    stones: Sequence[int] | None = None,
+    hands_played: int = 0,
+) -> int:
+    """How many of ``matches`` a simulation from a state plays within ``budget`` hands (at
+    least one): what :func:`simulate_equity` will cost, known before it starts."""
+    hands = expected_hands(model, rules, scores, stones, hands_played)
+    return max(1, min(matches, int(budget / hands)))
+
+
 def _check_dealer(dealer: int, n: int) -> int:
     if not 0 <= int(dealer) < n:
         raise ValueError(f"the dealer must be a seat 0..{n - 1}; got {dealer}")
@@ -252,6 +341,7 @@ class Equity:
     win: np.ndarray  # float64 [N]
     ci95: np.ndarray  # float64 [N]: zeros when exact
     method: str  # "exact" (dynamic programming) or "sampled" (Monte Carlo)
+    matches: int = 0  # matches simulated (0 when exact)
 
 
 def match_equity(
@@ -260,14 +350,25 @@ def match_equity(
     scores: Sequence[int] | None = None,
     dealer: int | None = None,
     *,
-    matches: int = 100_000,
+    matches: int = SIMULATED_MATCHES,
     seed: int = 0,
+    hands_played: int = 0,
+    budget: int = SIMULATED_HANDS,
 ) -> Equity:
     """Each seat's chance from ``scores`` (default 0) with ``dealer`` dealing: exact for a
-    target session whose table fits, else sampled (module docstring)."""
+    target session whose table fits, else sampled from ``matches`` matches, or as many as
+    ``budget`` hands allow (module docstring).
+
+    ``scores`` are each seat's standing: its points, or in a ``stones:K`` session the stones
+    it holds. ``hands_played``: the hands a ``hands:K`` session has played.
+
+    Raises:
+        ValueError: for a state no running match can be in (:func:`check_match_state`).
+    """
     n = rules.players
     value = rules.end_value or 0
     if rules.end_kind == "target" and table_cells(n, value) <= EXACT_LIMIT:
+        check_match_state(rules, scores)
         table = equity_table(model, value)
         at_zero = scores is None or max(scores) == 0
         if scores is None:
@@ -280,8 +381,12 @@ def match_equity(
                 raise ValueError("say which seat deals the next hand")
             win = table.at(scores, fixed)
         return Equity(win, np.zeros(n), "exact")
-    sampled = simulate_equity(model, rules, scores, dealer, matches=matches, seed=seed)
-    return Equity(sampled.win, sampled.ci95, "sampled")
+    stones = rules.end_kind == "stones"  # decided on stones: the standing is the stones held
+    sampled = simulate_equity(
+        model, rules, None if stones else scores, dealer, matches=matches, seed=seed,
+        stones=scores if stones else None, hands_played=hands_played, budget=budget,
+    )  # fmt: skip
+    return Equity(sampled.win, sampled.ci95, "sampled", sampled.matches)
 
 
 def leader_grid(model: HandModel, rules: Ruleset) -> np.ndarray | None:

@@ -91,6 +91,20 @@ def require_match_end(rules: Ruleset) -> None:
         )
 
 
+def most_hands(rules: Ruleset) -> int | None:
+    """The most hands a session of ``rules`` can last (``None`` for an open session).
+
+    Every hand scores at least 1 point for its winner, so a match to ``target:T`` is over
+    within ``N * (T - 1) + 1`` hands, ``stones:K`` within ``K`` hands and the one tie-break
+    hand that follows an empty pool, ``hands:K`` after ``K``.
+    """
+    kind, value = rules.end_kind, rules.end_value or 0
+    if kind == "open":
+        return None
+    return {"one_hand": 1, "target": rules.players * (value - 1) + 1, "stones": value + 1,
+            "hands": value}[kind]  # fmt: skip
+
+
 def lineup_seats(lineup: Sequence[str], players: int) -> list[str]:
     """The spec at each seat: the lineup in order, repeated round the table."""
     specs = [spec.strip() for spec in lineup]

@@ -89,7 +89,7 @@ __all__ = [
 
 DEFAULT_CHUNK = 8192  # deals per batch (times the rotations: games in the batch)
 
-Progress = Callable[[int, int], None]  # (deals done, deals in all)
+Progress = Callable[[float, int], None]  # (deals done, a running match as a fraction; in all)
 
 
 def run_tournament(

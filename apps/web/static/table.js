@@ -121,7 +121,7 @@ async function newGame(event) {
   if ($("last_two").value) form.last_two = $("last_two").value;
   try {
     show(await call("POST", "/api/games", form));
-    say(game.note || "");
+    say(game.warning || game.note || "");
   } catch (e) {
     say(e.message);
   }
@@ -133,7 +133,7 @@ async function send(path, body) {
   busy = true;
   try {
     show(await call("POST", `/api/games/${game.game}/${path}`, { ...body, turn: game.turn }));
-    say("");
+    say(game.warning || "");  // a change the server could not save goes on in memory
   } catch (e) {
     if (e.status === 409 || e.status >= 500) {  // the table moved on, or a fault: show it as it is
       try { show(await call("GET", `/api/games/${game.game}`)); } catch (ignored) { /* keep the message */ }
