@@ -61,7 +61,8 @@ def load_session(model: str | os.PathLike | bytes, where: str) -> ort.InferenceS
     Raises:
         BotError: if the file is missing or is not an ONNX model onnxruntime can run.
     """
-    model = _checked_file(model, where)
+    if not isinstance(model, bytes):
+        model = _checked_path(model, where)
     try:
         return ort.InferenceSession(model, session_options(), providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own Fail, InvalidProtobuf, ...
@@ -75,7 +76,7 @@ def read_metadata(path: str | os.PathLike, where: str) -> dict[str, str]:
     Raises:
         BotError: if the file is missing or is not an ONNX model.
     """
-    file = _checked_file(path, where)
+    file = _checked_path(path, where)
     try:
         model = onnx.load(file, load_external_data=False)
     except Exception as e:  # protobuf's DecodeError, an OSError, ...
@@ -85,14 +86,12 @@ def read_metadata(path: str | os.PathLike, where: str) -> dict[str, str]:
     return {prop.key: prop.value for prop in model.metadata_props}
 
 
-def _checked_file(model: str | os.PathLike | bytes, where: str) -> str | bytes:
-    """A model's bytes as they are, or its file's path once the file is there and not too big.
+def _checked_path(model: str | os.PathLike, where: str) -> str:
+    """A bot file's path, once the file is there and not too big.
 
     Raises:
         BotError: if the file is missing or too big.
     """
-    if isinstance(model, bytes):
-        return model
     path = Path(model)
     if not path.is_file():
         raise BotError(f"{where}: no such bot file")
