@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,20 @@ def default_bots() -> list[str]:
 def default_bot_specs() -> list[str]:
     """The agent specs of :func:`default_bots`, in the same order: ``["onnx:universal", ...]``."""
     return [f"onnx:{name}" for name in default_bots()]
+
+
+def search_policy_specs(specs: Sequence[str]) -> list[str]:
+    """``specs`` (shipped bots' specs in order of preference, :func:`default_bot_specs`) in
+    the order the web's ``search`` opponent prefers them as its policy: the same, but the
+    universal bot before the match bot. In 4-player spar, where both play and the match bot
+    is seated, search with the universal bot's policy beats search with the match bot's on
+    duplicate deals (benchmarks/README.md, "The web's search opponent")."""
+    order = list(specs)
+    universal, match = f"onnx:{UNIVERSAL_BOT}", f"onnx:{MATCH_BOT}"
+    if universal in order and match in order:
+        order.remove(match)
+        order.insert(order.index(universal) + 1, match)
+    return order
 
 
 def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:

@@ -26,6 +26,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "generated_pages",  # the command and config references, from the code
     "own_references",  # our re-exported and short names, resolved to where they are defined
+    "figure_refs",  # measured figures shown from their entries in benchmarks/results/
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]

@@ -31,7 +31,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -110,6 +110,28 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def refuse_links(folder: str | os.PathLike, names: Iterable[str] | None = None) -> None:
+    """Refuse a folder the toolkit keeps and writes into (a league, a run) that holds a
+    symbolic link: its ``names``, or every entry at any depth when None.
+
+    A link is followed when written (above), which is right for an output the user names,
+    but a folder handed to us could point its files anywhere: a league's ``league.json`` at
+    another league, a run's ``checkpoints/`` at another run's, whose old checkpoints it would
+    then remove.
+
+    Raises:
+        OutputPathError: naming the first link.
+    """
+    folder = Path(folder)
+    entries = (folder / n for n in names) if names is not None else folder.rglob("*")
+    for entry in entries:
+        if entry.is_symlink():
+            raise OutputPathError(
+                f"{entry} is a symbolic link: a file of {folder} must be its own, not a link "
+                f"to {os.readlink(entry)} (a folder handed to you could point it anywhere)"
+            )
 
 
 def _chain(link: Path, hops: int = 40) -> Iterator[Path]:

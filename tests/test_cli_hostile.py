@@ -268,3 +268,22 @@ def test_records_do_not_depend_on_the_batch(capsys) -> None:
     outputs = {batch: run(capsys, *argv, "--batch", batch)[1] for batch in ("7", "1024", "3000")}
     assert len(outputs["7"].splitlines()) == 1100
     assert outputs["7"] == outputs["1024"] == outputs["3000"]
+
+
+def test_a_command_stopped_by_ctrl_c_or_a_kill_says_so_in_one_line(capsys, monkeypatch) -> None:
+    """A command with no stop line of its own (here spar bench) ended in a KeyboardInterrupt
+    traceback on Ctrl-C, and silently on a kill (SIGTERM); now both give one line, status 130."""
+    import signal
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def killed(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("the kill did not stop the command")
+
+    for stop in (interrupted, killed):
+        monkeypatch.setattr("spar_train.tournament.run_tournament", stop)
+        status, out, err = run(capsys, "bench", "heuristic", "random", "--deals", "10")
+        assert_one_line_error(status, err, "spar bench: stopped", code=130)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # put back after the command

@@ -123,3 +123,38 @@ def test_a_script_without_a_main_guard_trains_with_the_overlap(tmp_path: Path) -
                           text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("updates: 2") == 1
+
+
+@pytest.mark.parametrize("kill", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
+    tmp_path: Path, kill: signal.Signals
+) -> None:
+    """The worker outlived the killed learner and printed a chained BrokenPipeError traceback
+    on its terminal when it answered. Now: a kill (SIGTERM) stops the run as Ctrl-C does, in
+    one line; after SIGKILL the learner can say nothing, and the worker ends quietly."""
+    import subprocess
+    import time
+
+    from helpers.cli import SPAR, default_sigint
+
+    argv = [SPAR, "train", "ppo_tiny", "--name", "t", "--set", "rollout.overlap=true",
+            "--set", "run.updates=100000", "--set", "warmstart.updates=0",
+            "--set", "run.checkpoint_every=1", "--set", "run.max_minutes=0"]  # fmt: skip
+    child = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)  # fmt: skip
+    try:
+        checkpoint = tmp_path / "runs" / "t" / "checkpoints" / "update_000002.pt"
+        deadline = time.monotonic() + 240
+        while not checkpoint.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert checkpoint.exists(), child.stderr.read() if child.poll() is not None else ""
+        child.send_signal(kill)
+        _, err = child.communicate(timeout=120)  # EOF once the worker, too, has closed stderr
+    finally:
+        child.kill()
+    if kill == signal.SIGTERM:
+        assert child.returncode == 130
+        assert err.splitlines() == [f"spar train: stopped; resume from the latest checkpoint "
+                                    f"with spar train --resume {Path('runs') / 't'}"]  # fmt: skip
+    else:
+        assert err == ""

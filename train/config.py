@@ -85,6 +85,7 @@ __all__ = [
     "dump_config",
     "from_dict",
     "load_config",
+    "refuse_code_of",
     "resume_config",
     "rules_of",
 ]
@@ -92,6 +93,7 @@ __all__ = [
 # ----- reading ---------------------------------------------------------------------
 DEFAULT_CONFIG = "ppo_spar4.toml"
 CONFIG_FILE = "config.toml"  # the config in force, in every run folder
+CONFIG_LEVELS = 8  # the deepest a config nests (a game.mix entry's options' list: 6)
 
 
 def default_config_path() -> Path | None:
@@ -103,8 +105,14 @@ def default_config_path() -> Path | None:
     return config_path(name) if name in config_names() else None
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
+def load_config(
+    path: str | Path | None, overrides: Sequence[str] = (), *, trust_code: bool = False
+) -> Config:
     """The config of a TOML file (``None``: the defaults) with ``--set`` overrides, checked.
+
+    A config file may have been handed to us: an agent it names that would run code
+    (``py:``) is refused unless ``trust_code`` or an override names that code too
+    (:func:`refuse_code_of`).
 
     Raises:
         ConfigError: naming the file, the key and what is wrong.
@@ -113,11 +121,9 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
     if path is not None:
         path = Path(path)
         try:
-            data = tomllib.loads(read_config_text(path))
+            data = read_config_data(path)
         except FileNotFoundError:
             raise ConfigError(f"{path}: no such config file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
     for item in overrides:
         apply_override(data, item)
     game = data.get("game")
@@ -127,17 +133,28 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
             "game.mix: an empty mix names no game; remove the key to train the one game "
             "of game.variant and game.players, or list the games to mix"
         )
-    return from_dict(data)
+    config = from_dict(data)
+    if path is not None and not trust_code:
+        refuse_code_of(config, path, "run it with --trust-code", typed=overrides)
+    return config
 
 
-def read_config_text(path: Path) -> str:
-    """A config file's text, refused past ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends)."""
-    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, read_bounded
+def read_config_data(path: Path) -> dict[str, Any]:
+    """A config file's tables, refused in one :class:`ConfigError` naming the file: past
+    ``MAX_CONFIG_BYTES`` (``/dev/zero`` never ends), not UTF-8 TOML (an integer of 5,000
+    digits included), or nested deeper than any config (TOML's reader recurses)."""
+    from spar_env.limits import MAX_CONFIG_BYTES, LimitError, check_nesting, read_bounded
 
     try:
-        return read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8")
+        data = tomllib.loads(read_bounded(path, MAX_CONFIG_BYTES, "config").decode("utf-8"))
+        check_nesting(data, CONFIG_LEVELS, f"{path}")
     except LimitError as e:
         raise ConfigError(str(e)) from None
+    except RecursionError:
+        raise ConfigError(f"{path} is nested more than {CONFIG_LEVELS} levels deep") from None
+    except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError is a ValueError
+        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    return data
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -249,10 +266,7 @@ def resume_config(
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"--resume {run_dir}: no {CONFIG_FILE} there; is it a run folder?")
-    try:
-        data = tomllib.loads(read_config_text(path))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: not a valid TOML file: {e}") from None
+    data = read_config_data(path)
     drop_retired(data)  # written by an older version: its run never read them
     for item in overrides:
         key = item.partition("=")[0].strip()
@@ -264,14 +278,27 @@ def resume_config(
         apply_override(data, item)
     config = from_dict(data)
     if not trust_code:
-        from spar_agents.registry.trust import UntrustedCode, refuse_code
-        from spar_train.preflight import agent_specs
-
-        try:
-            refuse_code(agent_specs(config), str(path), "resume with --trust-code")
-        except UntrustedCode as e:
-            raise ConfigError(str(e)) from None
+        refuse_code_of(config, path, "resume with --trust-code")
     return config
+
+
+def refuse_code_of(
+    config: Config, path: Path, how_to_trust: str, typed: Sequence[str] = ()
+) -> None:
+    """Refuse a config read from the file ``path`` whose agents would run code (``py:``),
+    but for those the user ``typed`` on the command line too
+    (:func:`spar_agents.registry.trust.refuse_code`).
+
+    Raises:
+        ConfigError: naming the file, the key, the spec and ``how_to_trust``.
+    """
+    from spar_agents.registry.trust import UntrustedCode, refuse_code
+    from spar_train.preflight import agent_specs
+
+    try:
+        refuse_code(agent_specs(config), str(path), how_to_trust, typed)
+    except UntrustedCode as e:
+        raise ConfigError(str(e)) from None
 
 
 def drop_retired(data: dict[str, Any]) -> None:

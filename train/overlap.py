@@ -85,21 +85,34 @@ def serve_on(fd: int) -> None:
     except EOFError:
         return
     except BaseException:
-        _put(conn, ("error", traceback.format_exc()))
+        _answer(conn, ("error", traceback.format_exc()))
         return
-    _put(conn, ("ok", None))
+    if not _answer(conn, ("ok", None)):
+        return
     while True:
         try:
             call = _get(conn)
-        except EOFError:  # the learner is gone
+        except (EOFError, OSError):  # the learner is gone
             return
         if call is None:
             return
         method, args = call
         try:
-            _put(conn, ("ok", getattr(worker, method)(*args)))
+            answer = ("ok", getattr(worker, method)(*args))
         except BaseException:
-            _put(conn, ("error", traceback.format_exc()))
+            answer = ("error", traceback.format_exc())
+        if not _answer(conn, answer):
+            return
+
+
+def _answer(conn: Connection, message: Any) -> bool:
+    """Send ``message`` to the learner; False if it is gone (killed), so that the worker
+    ends quietly instead of printing a broken pipe's traceback on the learner's terminal."""
+    try:
+        _put(conn, message)
+    except OSError:
+        return False
+    return True
 
 
 class ProcessWorker:
@@ -154,12 +167,14 @@ class ProcessWorker:
         self.send(method, *args)
         return self.receive()
 
-    def close(self) -> None:
+    def close(self, busy: bool = False) -> None:
+        """End the process: ask it to, or (``busy``: a call under way, whose answer no one
+        needs, as when the run is stopped) kill it at once."""
         if self._process.poll() is None:
             with contextlib.suppress(OSError):  # it may be ending already
                 _put(self._conn, None)
             try:
-                self._process.wait(timeout=10)
+                self._process.wait(timeout=0 if busy else 10)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
@@ -269,8 +284,9 @@ class OverlapCollector:
             self._send(Pending(**mine["pending"]))
 
     def close(self) -> None:
-        """End the worker process."""
-        self._worker.close()
+        """End the worker process (at once if a rollout is in flight: a stopped run's
+        checkpoint holds what plays it again)."""
+        self._worker.close(busy=self.pending is not None)
 
 
 def _same(a: list, b: list) -> bool:

@@ -25,6 +25,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from spar_env.atomic import OutputPathError, refuse_links
 from spar_env.lockfile import LockFileError, LockHeld, lock_holder, take_lock
 from spar_train.sections import ConfigError
 
@@ -132,6 +133,10 @@ def run_folder(
     lock = RunLock(run_dir)
     lock.acquire()
     try:
+        try:
+            refuse_links(run_dir)  # a run folder handed to us: its files are its own
+        except OutputPathError as e:
+            raise ConfigError(str(e)) from None
         remove_temp_files(run_dir)
         fresh = not has_checkpoint(run_dir)
         if resume and fresh:

@@ -27,11 +27,18 @@ import onnx
 import torch
 from torch import nn
 
-from spar_agents.export.metadata import MASK_INPUT, OBS_INPUT, PROBS_OUTPUT, bot_metadata
+from spar_agents.export.metadata import (
+    MASK_INPUT,
+    MAX_DEPTH,
+    OBS_INPUT,
+    PROBS_OUTPUT,
+    bot_metadata,
+)
 from spar_agents.ppo.agent import latest_checkpoint, model_from, policy_probs
 from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.signature import is_universal, rules_of
+from spar_env.limits import MAX_CONFIG_BYTES, check_at_most, check_nesting
 from spar_env.rules import Ruleset
 
 OPSET = 17
@@ -80,11 +87,15 @@ def export_checkpoint(path: str | os.PathLike) -> Exported:
         rules = rules_of(signature)
         model = model_from(checkpoint)
         config = dict(checkpoint.get("config", {}))
+        # The config goes into the bot's metadata as JSON: held to a config's bounds first.
+        check_nesting(config, MAX_DEPTH, "its config")
+        check_at_most("its config (bytes of JSON)", len(json.dumps(config)), MAX_CONFIG_BYTES)
         counters = dict(checkpoint.get("counters", {}))
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{file}: not a PPO policy checkpoint ({e})") from None
+    section = config.get("run")
     run = {
-        "name": config.get("run", {}).get("name", file.parent.parent.name),
+        "name": (section if isinstance(section, dict) else {}).get("name", file.parent.parent.name),
         "update": counters.get("update"),
         "checkpoint": file.name,
     }

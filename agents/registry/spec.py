@@ -132,9 +132,10 @@ def _ppo(path: str | os.PathLike) -> Ruleset:
     from spar_agents.signature import rules_of
 
     file = latest_checkpoint(path)
+    checkpoint = load_checkpoint(file)
     try:
-        return rules_of(load_checkpoint(file)["game"])
-    except (KeyError, TypeError) as e:
+        return rules_of(checkpoint["game"])
+    except (KeyError, TypeError, ValueError, RecursionError) as e:  # a game no spar-rl plays
         raise CheckpointError(f"{file}: not a PPO policy checkpoint ({e})") from None
 
 

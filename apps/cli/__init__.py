@@ -4,8 +4,9 @@ Each subcommand lives in ``apps/cli/<name>.py`` and exposes
 ``register(subparsers)``, which adds its parser and ``set_defaults(func=run)``,
 and ``run(args) -> int``, which returns the exit status. Exit statuses: 0 for
 success, 1 when the command ran but found a problem (a broken record) or could
-not write all its output (a closed stdout, a full disk), 2 for bad arguments.
-Every error is one line on stderr.
+not write all its output (a closed stdout, a full disk), 2 for bad arguments, 130 when
+stopped by Ctrl-C or a kill (SIGTERM), with one line saying so. Every error is one line on
+stderr.
 
     spar record --variant sipa --players 3 --hands 1000 --seed 0 > games.jsonl
     spar replay games.jsonl
@@ -14,8 +15,12 @@ Every error is one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from types import ModuleType
 
 from spar_apps.cli import (
@@ -75,7 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return func(args)
+        with _kill_as_ctrl_c():
+            return func(args)
+    except KeyboardInterrupt:  # Ctrl-C or a kill, in a command with no stop line of its own
+        print(f"spar {args.command}: stopped", file=sys.stderr)
+        return 130
     except ValueError as e:  # bad options found past argparse: one line, no traceback
         return _error(args.command, e, 2)
     except ModuleNotFoundError as e:  # an optional dependency: name the extra that brings it
@@ -86,6 +95,25 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except OSError as e:  # a file that could not be read or written during the run
         return _error(args.command, f"{e.filename}: {e.strerror}" if e.filename else e, 1)
+
+
+@contextlib.contextmanager
+def _kill_as_ctrl_c() -> Iterator[None]:
+    """While a command runs, a kill (SIGTERM) stops it as Ctrl-C does: with the command's
+    one stop line (``spar train: stopped; resume ...``) and its clean-up (a run's worker
+    processes), not silently. Only in the main thread, where signals are handled."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _error(command: str, message: object, status: int) -> int:

@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     scores = _scores(args.scores, rules.players)
     if args.dealer is not None and scores is None:
         raise ValueError("--dealer goes with --scores: the state whose next hand it deals")
+    if args.dealer is not None and not 0 <= args.dealer < rules.players:  # before the work
+        raise ValueError(f"--dealer must be a seat 0..{rules.players - 1}; got {args.dealer}")
     played = _played(args.played, scores, rules)
     if scores is not None:  # a state no match can be in is refused before the work
         stones = rules.end_kind == "stones"

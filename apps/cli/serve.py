@@ -17,9 +17,11 @@ X-Forwarded-For (the per-address limits then count the players, not the
 proxy); without it no forwarded header is trusted. The opponents the page
 offers are the shipped bot, heuristic, search (the strongest, slowest bot)
 and pimc, and the specs given with --opponents (each built once at start: a
-spec that cannot play is refused before the server starts); search and pimc
-think at most --think seconds a move. --set changes a ruleset field of
-every game.
+spec that cannot play is refused before the server starts); the searching
+opponents (search and pimc, also as --opponents specs such as
+pimc:worlds=3000) think at most --think seconds a move. --set changes a
+ruleset field of every game; a game keeps the fields it was made with, even
+when the server is started again with others.
 
 Bots move on worker threads (--workers, default the cores), so a slow
 opponent delays only its own game; a server full of games, or with too many
@@ -37,12 +39,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import math
 import socket
 import sys
 import threading
 
-from spar_apps.cli.arguments import add_command, nonempty_path, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_seconds, seed
 
 DEFAULT_PORT = 8000
 # How often Python hands its lock between the event loop and the bots' worker threads: the
@@ -87,9 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--think",
-        type=float,
+        type=positive_seconds,
         metavar="SECONDS",
-        help="the most the searching opponents (search, pimc) think about one move (default: 2)",
+        help="the most the searching opponents (search, pimc, and --opponents specs of theirs) "
+        "think about one move (default: 2)",
     )
     p.add_argument(
         "--workers",
@@ -134,8 +136,6 @@ def run(args: argparse.Namespace) -> int:
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
-    if args.think is not None and not (args.think > 0 and math.isfinite(args.think)):
-        raise ValueError(f"--think must be positive seconds; got {args.think}")
     limits = Limits()
     if args.workers is not None:
         if not 1 <= args.workers <= 256:

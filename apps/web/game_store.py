@@ -76,6 +76,7 @@ class WebGame:
         return {
             "id": self.id,
             "form": self.form,
+            "overrides": self.setup.overrides,  # the server-wide fields: its rules, kept
             "seed": self.seed,
             "turn": self.turn,
             "log": list(self.table.log),
@@ -298,9 +299,10 @@ class GameStore:
         if self.folder is not None:
             self.folder.save(game.id, game.saved())
 
-    def restore(self, setup: Callable[[object], Setup]) -> int:
-        """Take up the games of the folder (``setup`` reads their forms, as the lobby does);
-        returns how many."""
+    def restore(self, setup: Callable[[object, object], Setup]) -> int:
+        """Take up the games of the folder (``setup`` reads their forms and the server-wide
+        fields each was made with, as :meth:`Lobby.setup` does); returns how many. A file
+        written before the fields were kept is read with this server's."""
         if self.folder is None:
             return 0
 
@@ -308,7 +310,7 @@ class GameStore:
             form, seed = data["form"], data["seed"]
             if type(seed) is not int or seed < 0:
                 raise ValueError(f"its seed {seed!r} is no seed")
-            return WebGame(data["id"], setup(form), seed, form, saved=data)
+            return WebGame(data["id"], setup(form, data.get("overrides")), seed, form, saved=data)
 
         games = self.folder.load(self.ttl, rebuild)
         now = self.clock()

@@ -6,9 +6,17 @@ wrong. Opponents come only from the server's list (:attr:`Lobby.opponents`:
 the shipped bot, ``heuristic``, ``search`` (the strongest bot), ``pimc`` and
 the specs the server was started with), named by id, so a request can never
 make the server open a file. The searching bots think at most ``think``
-seconds a move. Agents are built once per (opponent, ruleset), on whichever
-worker thread asks first, and shared by the games that use them: an agent
-keeps no state between decisions.
+seconds a move: an opponent searches when its agent takes a ``time_limit``
+(``search`` and ``pimc``, also as specs the server was started with, such as
+``pimc:worlds=3000``, whose limit is capped at ``think``), and its games move
+on workers of their own. Agents are built once per (opponent, ruleset), on
+whichever worker thread asks first, and shared by the games that use them: an
+agent keeps no state between decisions.
+
+A game's ruleset is the form's fields over the server-wide ones
+(``--set``); :attr:`Setup.overrides` keeps the server-wide ones it was made
+with, so that a game taken up by a server started with other ones keeps its
+rules (:meth:`Lobby.setup`).
 
 ======================  ===============================================
 form field              values
@@ -24,14 +32,16 @@ form field              values
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from spar_agents.shipped import search_policy_specs
 from spar_env.explain import tagline
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.ruleset import LAST_TWO
@@ -42,7 +52,7 @@ FALLBACK = "heuristic"  # seated when no shipped bot was trained for the game as
 PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
 PLAYER_COUNTS = range(2, 9)
 THINK_SECONDS = 2.0  # the most a searching opponent thinks about one move (serve --think)
-SEARCHING = ("search", "pimc")  # opponents that search, with a time budget per move
+TIME_LIMIT = "time_limit"  # the parameter of an agent that searches within a time per move
 
 
 class FormError(ValueError):
@@ -54,6 +64,7 @@ class Opponent:
     id: str  # what the form sends
     label: str  # what the page shows
     choices: tuple[str, ...]  # agent specs, the first that plays a game is seated (never sent)
+    searching: bool = False  # it searches (seconds a move): its games get workers apart
 
     @property
     def spec(self) -> str:
@@ -71,6 +82,7 @@ class Setup:
     lineup: str  # who the opponents are, for the page
     note: str | None  # why the opponents are not the ones asked for
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
+    overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
 
 
 class Lobby:
@@ -104,20 +116,19 @@ class Lobby:
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
         shipped_bot, search = [], []
+        up_to = f"up to {think:g} s a move"
         if self.shipped:  # search plays with a shipped bot's policy: without one, no search
             shipped_bot = [Opponent("shipped", "the shipped bot", tuple(self.shipped))]
-            policies = tuple(f"search:policy={s},time_limit={think!r}" for s in self.shipped)
-            search = [Opponent("search", f"search: the strongest bot (up to {think:g} s a move)",
-                               policies)]  # fmt: skip
+            policies = tuple(f"search:policy={s},time_limit={think!r}"
+                             for s in search_policy_specs(self.shipped))  # fmt: skip
+            search = [Opponent("search", f"search: the strongest bot ({up_to})", policies, True)]
         for opponent in (
-            *(Opponent(spec, spec, (spec,)) for spec in extra),
+            *(_offered(spec, think) for spec in extra),
             *shipped_bot,
             Opponent("heuristic", "heuristic: the rule-based expert", ("heuristic",)),
             *search,
             Opponent(
-                "pimc",
-                f"pimc: a search bot (up to {think:g} s a move)",
-                (f"pimc:time_limit={think!r}",),
+                "pimc", f"pimc: a search bot ({up_to})", (f"pimc:time_limit={think!r}",), True
             ),  # fmt: skip
         ):
             by_spec.setdefault(opponent.spec, opponent)  # a spec offered twice is offered once
@@ -149,11 +160,17 @@ class Lobby:
         }
 
     def searching(self, form: object) -> bool:
-        """Whether a form asks for a searching opponent (read before the game is made)."""
-        return isinstance(form, dict) and form.get("opponents") in SEARCHING
+        """Whether a form asks for a searching opponent (read before the game is made; the
+        default opponent is the first offered)."""
+        if not isinstance(form, dict):
+            return False
+        wanted = form.get("opponents", next(iter(self.opponents)))
+        opponent = self.opponents.get(wanted) if isinstance(wanted, str) else None
+        return opponent is not None and opponent.searching
 
-    def setup(self, form: object) -> Setup:
-        """The game a form asks for.
+    def setup(self, form: object, overrides: object = None) -> Setup:
+        """The game a form asks for, over the server-wide fields: this server's, or
+        ``overrides``, those a saved game was made with (:attr:`Setup.overrides`).
 
         Raises:
             FormError: for an unknown field, a value of the wrong type or not offered,
@@ -164,8 +181,12 @@ class Lobby:
         unknown = sorted(set(form) - set(FIELDS))
         if unknown:
             raise FormError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
+        if overrides is None:
+            overrides = self.overrides
+        if not isinstance(overrides, dict) or not all(isinstance(k, str) for k in overrides):
+            raise FormError(f"the server-wide fields must be an object; got {overrides!r}")
         variant = _choice(form, "variant", list(self.variants), "spar")
-        fields: dict[str, object] = dict(self.overrides)
+        fields: dict[str, object] = dict(overrides)
         if form.get("players") is not None:
             fields["players"] = _integer(form, "players")
         if form.get("ace_of_spades") is not None:
@@ -181,12 +202,12 @@ class Lobby:
             fields["end"] = end
         try:
             rules = make_rules(variant, **fields)
-        except ValueError as e:
+        except (TypeError, ValueError) as e:  # TypeError: a field no ruleset has
             raise FormError(str(e)) from None
         opponent = self.opponents[
             _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
         ]
-        return self._seat(rules, opponent)
+        return dataclasses.replace(self._seat(rules, opponent), overrides=dict(overrides))
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
         from spar_agents.registry.for_game import fallback_note
@@ -198,16 +219,17 @@ class Lobby:
                 note = fallback_note(rules, FALLBACK)
                 opponent = self.opponents[FALLBACK]
             else:
-                opponent = Opponent(opponent.id, f"{opponent.label} ({spec})", (spec,))
+                label = f"{opponent.label} ({spec})"
+                opponent = dataclasses.replace(opponent, label=label, choices=(spec,))
         elif spec is not None:  # e.g. search with the policy of the first shipped bot that plays
-            opponent = Opponent(opponent.id, opponent.label, (spec,))
+            opponent = dataclasses.replace(opponent, choices=(spec,))
         try:  # when none of its choices plays the game, the first one's refusal says why
             agent = self._agent(opponent.spec, rules)
         except ValueError as e:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
-        searching = opponent.id in SEARCHING
-        return Setup(rules, bots, self._hint(rules, opponent), opponent.label, note, searching)
+        hint = self._hint(rules, opponent)
+        return Setup(rules, bots, hint, opponent.label, note, opponent.searching)
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
@@ -241,7 +263,7 @@ class Lobby:
 
         rules = make_rules("spar", **self.overrides)
         for opponent in self.opponents.values():
-            if opponent.id not in SEARCHING:
+            if not opponent.searching:
                 continue
             spec = self._choice(opponent, rules)
             if spec is None:
@@ -260,6 +282,23 @@ class Lobby:
                 continue
             counts.append(n)
         return counts
+
+
+def _offered(spec: str, think: float) -> Opponent:
+    """The opponent of a spec the server was started with: one that searches (its agent takes
+    a ``time_limit``) thinks at most ``think`` seconds a move, and moves on workers apart."""
+    from spar_agents.registry import agent_names, agent_parameters, parse_spec
+
+    name, params = parse_spec(spec)
+    if name not in agent_names() or TIME_LIMIT not in agent_parameters(name):
+        return Opponent(spec, spec, (spec,))
+    given = params.get(TIME_LIMIT)
+    if isinstance(given, int | float) and not isinstance(given, bool) and 0 < given <= think:
+        return Opponent(spec, f"{spec} (up to {given:g} s a move)", (spec,), True)
+    rest = [item for item in spec.strip().partition(":")[2].split(",")
+            if item.strip() and item.partition("=")[0].strip() != TIME_LIMIT]  # fmt: skip
+    capped = f"{name}:{','.join([*rest, f'{TIME_LIMIT}={think!r}'])}"
+    return Opponent(spec, f"{spec} (up to {think:g} s a move)", (capped,), True)
 
 
 def _default_players(variant: str, counts: list[int]) -> int:

@@ -85,6 +85,8 @@ class GameFolder:
         now = time.time()
         for path in sorted(self.folder.glob("*.json")):
             try:
+                if path.is_symlink():  # saved after every change: never through a link
+                    raise ValueError(f"it is a symbolic link to {os.readlink(path)}")
                 data = json.loads(read_bounded(path, MAX_FILE_BYTES, "saved game"))
                 version = data.get("version") if isinstance(data, dict) else None
                 if type(version) is not int or version != VERSION:  # true == 1 in Python

@@ -15,6 +15,7 @@ import numpy as np
 from spar_agents import Agent, make_agent
 from spar_agents.registry.trust import code_specs
 from spar_agents.signature import describe_game
+from spar_env.limits import MAX_ENTRANTS, check_at_most
 from spar_env.rules import Ruleset
 from spar_train.league.matches import play_here, play_on_ray
 from spar_train.league.ratings import PairTotals, Ratings, fit, plan
@@ -44,6 +45,8 @@ def add_entrants(folder: Path, specs: Sequence[str], rules: Ruleset, seed: int =
                                  f"not {describe_game(game_of(rules))}")  # fmt: skip
         else:
             league = League(game=game_of(rules), seed=seed)
+        joining = {s.strip() for s in specs} - set(league.entrants)
+        check_at_most(f"{folder}: entrants", len(league.entrants) + len(joining), MAX_ENTRANTS)
         added = []
         for spec in (s.strip() for s in specs):
             if spec in league.entrants or spec in added:

@@ -7,7 +7,9 @@ of it can be played again exactly) and the matches planned but not yet played (a
 ``spar league play`` finishes them first). The file is rewritten whole, through a temporary
 file and a rename, after every match: a process killed at any moment leaves the last
 complete file. It is plain JSON, read with checks on every field: a damaged or hostile file
-is refused with a message that names the field, never executed.
+is refused with a message that names the field, never executed. Every size in it has the
+bounds its command-line flag has (a match's deals those of ``--match``), and the file's
+own size and nesting are bounded before it is read (:mod:`spar_env.limits`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from spar_env.atomic import atomic_output
+from spar_env.atomic import atomic_output, refuse_links
+from spar_env.limits import (
+    MAX_ENTRANTS,
+    MAX_GAMES,
+    MAX_LEAGUE_BYTES,
+    check_at_most,
+    load_json,
+    read_bounded,
+)
 from spar_env.lockfile import LockHeld, take_lock
 from spar_env.rules import Ruleset, make_rules
 from spar_train.league.ratings import PairResult
@@ -32,6 +42,7 @@ FILE = "league.json"
 LOCK = "league.lock"
 FORMAT = "spar-league"
 VERSION = 1
+LEVELS = 8  # the deepest a league file nests: 4 (a match's pair, an option's list), with room
 
 
 @dataclass(frozen=True)
@@ -93,8 +104,9 @@ def load(folder: Path) -> League:
     path = Path(folder) / FILE
     if not path.is_file():
         raise _no_league(folder)
+    text = read_bounded(path, MAX_LEAGUE_BYTES, "league file")  # LimitError names the path
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(text, LEVELS, str(path))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not a league file: {e}") from None
     try:
@@ -119,7 +131,8 @@ def locked(folder: Path, create: bool = False) -> Iterator[None]:
 
     Raises:
         ValueError: naming the process that holds the league, or a lock file that is not
-            one (a link, say: :mod:`spar_env.lockfile`), or (without ``create``) no league.
+            one (a link, say: :mod:`spar_env.lockfile`), a ``league.json`` that is a link
+            (:func:`spar_env.atomic.refuse_links`), or (without ``create``) no league.
     """
     if create:
         Path(folder).mkdir(parents=True, exist_ok=True)
@@ -133,6 +146,7 @@ def locked(folder: Path, create: bool = False) -> Iterator[None]:
             "wait for it to finish (or stop it: a stopped league loses only its unfinished match)"
         ) from None
     try:
+        refuse_links(folder, [FILE])  # written after each match: never through a link
         yield
     finally:
         os.close(fd)  # closing releases the lock
@@ -167,6 +181,7 @@ def _league(data: Any) -> League:
         raise ValueError("entrants must be a list of agent specs")
     if len(set(entrants)) != len(entrants):
         raise ValueError("an entrant is listed twice")
+    check_at_most("entrants", len(entrants), MAX_ENTRANTS)
     league = League(game=game, seed=_count(data["seed"], "seed"), entrants=entrants)
     league.played = [_match(m, len(entrants), league, played=True) for m in data["played"]]
     league.planned = [_match(m, len(entrants), league, played=False) for m in data["planned"]]
@@ -186,6 +201,7 @@ def _match(m: Any, entrants: int, league: League, played: bool) -> Match:
     index, deals = _count(m["index"], "match index"), _count(m["deals"], "match deals")
     if deals < 1:
         raise ValueError("a match has at least one deal")
+    check_at_most(f"match {index}'s deals", deals, MAX_GAMES)  # spar league play --match
     seed = _count(m["seed"], "match seed")
     if seed != league.match_seed(index):
         raise ValueError(f"match {index}'s seed is not the league's seed for it")
