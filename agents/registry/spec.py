@@ -7,12 +7,12 @@ floats, bools, text). A parameter without ``=`` is a path: ``ppo:runs/a`` is
 
 An :class:`AgentSpec` reads its text once, when first needed, into the name and parameters
 that the registry builds from (:func:`spar_agents.registry.make_agent` takes a spec's text or
-its value). A ``ppo:``, ``onnx:`` or ``cfr:``
-spec names a file that records the game it was made for (the variant, the player count and
-the options); :attr:`AgentSpec.game` reads it the first time it is asked for, from the
-file's header alone: no network is built and no ONNX session is made. ``spar bench`` and
-``spar play`` take their game from the first such agent of a lineup when no game option is
-given (:func:`lineup_game`).
+its value). A ``ppo:``, ``onnx:`` or ``cfr:`` spec names a file that records the game it was
+made for (the variant, the player count and the options); :attr:`AgentSpec.game` reads it the
+first time it is asked for, from the file's header alone: no ONNX session is made (a PPO
+checkpoint is loaded as data, its network not built). ``spar bench`` and ``spar play`` take
+their game from the first such agent of a lineup when no game option is given
+(:func:`lineup_game`).
 """
 
 from __future__ import annotations
