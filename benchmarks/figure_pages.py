@@ -12,8 +12,10 @@ Pages cite a figure, never copy it:
   entries; the check says where a page differs.
 
 :func:`problems` lists what is wrong: a cited figure or region that differs from its entry,
-a name with no entry, a figure quoted as plain text that equals an entry (cite it), and a
-figure quoted as plain text in more than one page (a copy; give it an entry).
+a name with no entry, a figure quoted as plain text that equals an entry (cite it; a command's
+transcript in a code block may show one), a figure quoted as plain text in more than one page
+(a copy; give it an entry), an undated citation in a dated page (the notebook, the
+changelog), an entry its transcript or its bot card does not agree with.
 
     python benchmarks/figure_pages.py            # check every page
     python benchmarks/figure_pages.py --write    # show every cited figure from its entry
@@ -130,6 +132,10 @@ def problems(root: Path = ROOT, figures: Figures | None = None) -> list[str]:
         if len(where) > 1 and figure not in shown:
             found.append(f"{figure} is quoted in {len(where)} files ({', '.join(sorted(where))}); "
                          "give it an entry in benchmarks/results/ and cite it")  # fmt: skip
+    for name, entry in figures.entries.items():  # a figure read from a transcript is in it
+        out = figures.outputs.get(entry.output or "")
+        if entry.output and (out is None or entry.text("-") not in "\n".join(out.lines)):
+            found.append(f"{name}: its transcript {entry.output} does not show {entry.text()}")
     return found + card_differences(figures, root / "checkpoints")
 
 

@@ -248,3 +248,13 @@ def test_the_league_script_records_the_entries_the_tables_show() -> None:
         n.removeprefix("league.") for n in figures.Figures().entries if n.startswith("league.")
     }
     assert keys == shown
+
+
+def test_a_figure_read_from_a_transcript_must_be_in_it(tmp_path: Path) -> None:
+    root = _site(tmp_path)
+    assert figure_pages.problems(root) == []
+    _change_entry(root, "training.ppo_spar4.heuristic_4p", value=0.171)
+    assert figure_pages.problems(root) == [
+        "training.ppo_spar4.heuristic_4p: its transcript training.spar4_bench does not show "
+        "+0.171 ± 0.014"
+    ]

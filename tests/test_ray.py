@@ -370,17 +370,22 @@ def test_a_mix_resumes_only_with_the_ray_workers_that_played_its_games(
 
 
 # ----- the parts, without a cluster ------------------------------------------------------
-def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
+def _rollouts(games: tuple[int, ...], hands: int) -> list:
+    """One local rollout of ``hands`` hands for each count of ``games`` (a worker's share)."""
     config = load_config(TINY)
     rules = rules_of(config)
     model = build_model(config, rules)
     pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
-    parts = [
-        Collector(rules, games, np.random.default_rng(games)).collect(
-            model, pool, 2, np.random.default_rng(games), 0.1
+    return [
+        Collector(rules, n, np.random.default_rng(n)).collect(
+            model, pool, hands, np.random.default_rng(n), 0.1
         )
-        for games in (5, 8)
+        for n in games
     ]
+
+
+def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
+    parts = _rollouts((5, 8), hands=2)
     joined = merge_rollouts(parts)
     assert joined.decisions == sum(p.decisions for p in parts) and joined.hands == 26
     whole = to_batch(joined, 1.0, 0.95, train_forced=True)
@@ -400,16 +405,7 @@ def test_joined_rollouts_add_up_their_seconds_for_one_game_as_for_a_mix() -> Non
 
     from spar_train.game_mix import join_games
 
-    config = load_config(TINY)
-    rules = rules_of(config)
-    model = build_model(config, rules)
-    pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
-    parts = [
-        Collector(rules, games, np.random.default_rng(games)).collect(
-            model, pool, 1, np.random.default_rng(games), 0.1
-        )
-        for games in (5, 40)
-    ]
+    parts = _rollouts((5, 40), hands=1)
     summed = {k: sum(p.seconds[k] for p in parts) for k in parts[0].seconds}
     assert summed != {k: max(p.seconds[k] for p in parts) for k in summed}  # they differ here
     assert merge_rollouts(parts).seconds == pytest.approx(summed)  # one game's workers
