@@ -233,12 +233,12 @@ def allowed_hosts(host: str, extra: list[str]) -> list[str]:
 def _check_opponent(spec: str) -> None:
     """Build the agent of ``spec`` once (for the game its file was made for, else 4-player
     spar), so that a spec that cannot play is refused at start, not by a player's new game."""
-    from spar_agents.registry import make_agent
-    from spar_agents.registry.file_game import spec_rules
+    from spar_agents.registry import AgentSpec, make_agent
     from spar_env.rules import make_rules
 
     try:
-        make_agent(spec, spec_rules(spec) or make_rules("spar"))
+        parsed = AgentSpec(spec)  # read once: its game, then its agent
+        make_agent(parsed, parsed.game or make_rules("spar"))
     except (ValueError, OSError) as e:
         raise ValueError(f"--opponents {spec}: {e}") from None
 

@@ -1,4 +1,5 @@
-"""Playing a league's pair matches: here, one after another, or on Ray, a round at a time.
+"""Playing a league's pair matches (``spar league play``): here, one after another, or on Ray,
+a round at a time.
 
 A match is ``spar bench A B`` over its own seed's deals, played as one batch, so its result
 depends on the match alone: the same on Ray as here, and again after a restart.
