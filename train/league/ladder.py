@@ -67,7 +67,7 @@ def play_league(
     minutes: float | None = None,
     ray: str | None = None,
     on_skip: Callable[[str, str], None] | None = None,
-    on_deals: Callable[[int], None] | None = None,
+    on_deals: Callable[[float], None] | None = None,
     trust_code: bool = False,
 ) -> int:
     """Play about ``deals`` deals of pair matches in the league (whole matches: the matches a

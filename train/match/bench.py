@@ -121,6 +121,8 @@ def play_matches(
     """
     require_match_end(rules)
     limit = most_hands(rules)
+    if limit is None:  # the bench refuses an open session before it plays
+        raise ValueError("a match bench needs a session end; an open session never ends")
     rotations = seats.rotations
     decks = MatchDecks(rules, seed, batch)
     agent_at = np.tile(seats.table, (batch.count, 1))
