@@ -12,8 +12,10 @@ Pages cite a figure, never copy it:
   entries; the check says where a page differs.
 
 :func:`problems` lists what is wrong: a cited figure or region that differs from its entry,
-a name with no entry, a figure quoted as plain text that equals an entry (cite it), and a
-figure quoted as plain text in more than one page (a copy; give it an entry).
+a name with no entry, a figure quoted as plain text that equals an entry (cite it; a command's
+transcript in a code block may show one), a figure quoted as plain text in more than one page
+(a copy; give it an entry), an undated citation in a dated page (the notebook, the
+changelog), an entry its transcript or its bot card does not agree with.
 
     python benchmarks/figure_pages.py            # check every page
     python benchmarks/figure_pages.py --write    # show every cited figure from its entry
@@ -35,9 +37,12 @@ FIGURE = r"[+\-−]?\d[\d,]*(?:\.\d+)?%?\s?±\s?\d[\d,]*(?:\.\d+)?%?"
 NUMBER = r"[+\-−]?\d[\d,]*(?:\.\d+)?(?:%|×)?"  # a figure without an interval: 457,712, 94.2×
 CITED = re.compile(rf"(?P<figure>{FIGURE}|{NUMBER})?<!--fig:(?P<name>{NAME})-->")
 REGION = re.compile(rf"<!--figures:(?P<name>{NAME})-->\n(?P<body>.*?)<!--/figures-->", re.S)
-ROLE = re.compile(r"\{figure-ref\}`(?P<name>[^`]*)`")
+ROLE = re.compile(r"\{figure-ref\}`(?P<name>[^`\s]*)`")
 DIRECTIVE = re.compile(r"^(?P<fence>```+|:::+)\{figure-(?P<kind>table|output)\}[ \t]*(?P<name>\S*)", re.M)  # fmt: skip
 SKIP = {"_build", "_api", "_generated"}
+# Pages of dated history: they cite the measurement of their day, NAME@DATE, which stays when
+# the entry is measured again.
+DATED = {"benchmarks/NOTEBOOK.md", "CHANGELOG.md"}
 
 
 def pages(root: Path = ROOT) -> list[Path]:
@@ -113,6 +118,9 @@ def problems(root: Path = ROOT, figures: Figures | None = None) -> list[str]:
         found += _names_problems(where, text, figures, is_docs_page(path, root))
         if not is_docs_page(path, root):
             found += _differences(where, text, figures)
+        if where in DATED:
+            found += [f"{where}: a dated page cites the measurement of its day: {m['name']}@DATE"
+                      for m in CITED.finditer(text) if "@" not in m["name"]]  # fmt: skip
         for line, figure, transcript in literal_figures(text):
             quoted[normal(figure)].add(where)
             if normal(figure) in shown and not transcript:
@@ -124,6 +132,10 @@ def problems(root: Path = ROOT, figures: Figures | None = None) -> list[str]:
         if len(where) > 1 and figure not in shown:
             found.append(f"{figure} is quoted in {len(where)} files ({', '.join(sorted(where))}); "
                          "give it an entry in benchmarks/results/ and cite it")  # fmt: skip
+    for name, entry in figures.entries.items():  # a figure read from a transcript is in it
+        out = figures.outputs.get(entry.output or "")
+        if entry.output and (out is None or entry.text("-") not in "\n".join(out.lines)):
+            found.append(f"{name}: its transcript {entry.output} does not show {entry.text()}")
     return found + card_differences(figures, root / "checkpoints")
 
 

@@ -76,6 +76,7 @@ class Entry:
     commit: str
     machine: str
     card: str | None = None  # the bot card holding the raw measurement: "spar4#bench.heuristic"
+    output: str | None = None  # the transcript (FILE.KEY of outputs) that printed it
 
     def text(self, minus: str = MINUS) -> str:
         """The figure as pages show it: ``+0.173 ± 0.014``, ``25.58% ± 0.36%``, ``457,712``."""
@@ -206,6 +207,7 @@ def _entry(name: str, raw: dict) -> Entry:
         name, float(raw["value"]), None if interval is None else float(interval),
         int(raw["decimals"]), unit, bool(raw.get("signed", unit == "" and interval is not None)),
         raw["what"], raw["command"], raw["date"], raw["commit"], raw["machine"], raw.get("card"),
+        raw.get("output"),
     )  # fmt: skip
 
 

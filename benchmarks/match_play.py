@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from spar_agents.registry.file_game import first_that_plays
+from spar_agents.registry.for_game import first_that_plays
 from spar_agents.shipped import default_bot_specs
 from spar_env.rules import PRESETS, make_rules
 from spar_train.match.bench import run_match_bench

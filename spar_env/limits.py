@@ -41,13 +41,37 @@ limit                      value          what it bounds, and why that value
                                           ``stones:K``, ``hands:K``), wherever it comes
                                           from: a 4-player match to 1,000 lasts about
                                           2,600 hands (a week of play at a real table),
-                                          and every match fits the match bench's hand
-                                          limit (7 x 999 + 1 hands at worst)
+                                          and the longest a match can last is 6,994 hands
+                                          (7 players to 1,000, one point a hand)
 ``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
                                           200 bytes of it)
 ``MAX_ENTRANTS``           1,024          a league's entrants: its tables are entrants
                                           squared (8 MiB each at the limit), its fit
                                           solves a system of that size
+``MAX_SEED``               2^63 - 1       every seed (``run.seed``, ``eval.seed``,
+                                          ``mccfr.eval_seed``, every ``--seed``): torch's
+                                          generator takes at most 64 bits (2^64 stopped
+                                          a run as it began, with torch's overflow)
+``MAX_STEPS``              10^9           counts of steps and the intervals between them:
+                                          ``run.updates``, ``warmstart.updates``,
+                                          ``mccfr.batches``, ``solver.iterations``, every
+                                          ``*_every``, ``run.keep_checkpoints``,
+                                          ``spar exploit --updates``
+``MAX_EPOCHS``             1,000          passes over one batch (``ppo.epochs``,
+                                          ``warmstart.epochs``): 2^64 never ended an update
+``MAX_SNAPSHOTS``          1,024          ``pool.snapshots``, networks kept in memory
+``MAX_MINUTES``            1,000,000      a run's wall clock (``run.max_minutes``,
+                                          ``--minutes``): about two years
+``MAX_SECONDS``            3,600          a wait or a measurement: ``ray.timeout``,
+                                          ``--ray-timeout``, ``spar serve --think``,
+                                          ``spar speed --seconds``
+``MAX_LR``                 1              a learning rate (``ppo.lr``, ``warmstart.lr``):
+                                          Adam's step size; 10^308 diverged at the first step
+``MAX_COEF``               1,000,000      a loss weight, scale or clip (``ppo.ent_coef``,
+                                          ``vf_coef``, ``magnet_coef``, ``reward_scale``,
+                                          ``value_clip``, ``max_grad_norm``, ``target_kl``,
+                                          ``pool.mix`` shares, ``solver.target_nash_conv``):
+                                          10^308 made the first update diverge
 =========================  =============  =============================================
 """
 
@@ -74,16 +98,25 @@ MAX_LINE_BYTES = 1 << 20
 MAX_SESSION_END = 1000
 MAX_LEAGUE_BYTES = 256 << 20
 MAX_ENTRANTS = 1024
+MAX_SEED = 2**63 - 1
+MAX_STEPS = 10**9
+MAX_EPOCHS = 1000
+MAX_SNAPSHOTS = 1024
+MAX_MINUTES = 1_000_000
+MAX_SECONDS = 3600
+MAX_LR = 1
+MAX_COEF = 1_000_000
 
 
 class LimitError(ValueError):
     """A size past one of the limits above; the message names the limit."""
 
 
-def check_at_most(what: str, value: float, limit: int) -> None:
+def check_at_most(what: str, value: float, limit: float) -> None:
     """Raise :class:`LimitError` if ``value`` is above ``limit``."""
     if value > limit:
-        raise LimitError(f"{what}: at most {limit:,} (a limit of spar-rl); got {value:,}")
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        raise LimitError(f"{what}: at most {limit:,} (a limit of spar-rl); got {shown}")
 
 
 def check_file_size(path: str | os.PathLike, limit: int, what: str) -> None:

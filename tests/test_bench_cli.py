@@ -153,3 +153,36 @@ def test_matches_need_a_session_end_and_exclude_deals(capsys) -> None:
     assert "open session" in err and "--set end=target:10" in err and len(err.splitlines()) == 1
     assert main(["bench", "heuristic", "random", "--matches", "5", "--deals", "5"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_a_bots_spec_is_read_once_and_its_session_built_once(capsys, monkeypatch) -> None:
+    """``spar bench onnx:spar4 ...`` takes its game from the bot and plays it: the spec is read
+    once, and the one ONNX session is the agent's (the game comes from the metadata alone)."""
+    import functools
+
+    import onnxruntime
+
+    from spar_agents.registry.spec import AgentSpec
+
+    counts = {"sessions": 0, "reads": []}
+    real = onnxruntime.InferenceSession
+
+    def counting_session(*args, **kwargs):
+        counts["sessions"] += 1
+        return real(*args, **kwargs)
+
+    read = AgentSpec.__dict__["_read"].func
+
+    def counting_read(spec: AgentSpec):
+        counts["reads"].append(spec.text)
+        return read(spec)
+
+    reads = functools.cached_property(counting_read)
+    reads.__set_name__(AgentSpec, "_read")
+    monkeypatch.setattr(onnxruntime, "InferenceSession", counting_session)
+    monkeypatch.setattr(AgentSpec, "_read", reads)
+    status, out, err = bench(capsys, "onnx:spar4", "heuristic", "heuristic", "heuristic",
+                             "--deals", "20", "--json")  # fmt: skip
+    assert status == 0 and "as onnx:spar4 was made for" in err
+    assert json.loads(out)["agents"][0]["spec"] == "onnx:spar4"
+    assert counts == {"sessions": 1, "reads": ["onnx:spar4", "heuristic"]}

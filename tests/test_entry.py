@@ -58,8 +58,8 @@ def test_a_ppo_run_through_train_run_is_the_trainers_own_bit_for_bit(tmp_path: P
     one = spar_train.run(config, tmp_path / "one", report=heard.append)
     two = train_ppo(config, tmp_path / "two")
     _same_checkpoints(one.run_dir / "checkpoints", two.run_dir / "checkpoints")
-    # (The notes say how run.max_minutes is shared: spar_train.budget.)
-    assert [e.phase for e in heard if e.phase != "note"] == ["imitation", "ppo", "ppo"]
+    # the notes say how run.max_minutes is shared, before and after the warm start
+    assert [e.phase for e in heard] == ["note", "imitation", "note", "ppo", "ppo"]
     assert heard[-1].step == heard[-1].of == 2 and heard[-1].evaluated
     assert set(heard[-1].evaluations) == {"random", "heuristic"}
     assert heard[-1].figures["decisions_per_second"] > 0

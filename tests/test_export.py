@@ -217,6 +217,21 @@ def test_files_that_are_not_bots_are_refused_in_one_line(tmp_path: Path) -> None
         make_agent(f"onnx:{plain}", rules)
     with pytest.raises(ValueError, match="onnx needs an exported bot file"):
         make_agent("onnx", rules)
+    for bad, why in ((junk, "not an ONNX model onnxruntime can run"), (plain, "not a spar-rl bot"),
+                     (tmp_path / "missing.onnx", "no such bot file")):  # fmt: skip
+        with pytest.raises(BotError, match=why):
+            bot_rules(bad)  # the game's reader refuses them as the agent does
+
+
+def test_a_bots_game_is_read_without_an_inference_session(monkeypatch) -> None:
+    import onnxruntime
+
+    def no_session(*args, **kwargs):
+        raise AssertionError("an inference session was built to read the metadata")
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", no_session)
+    assert bot_rules(SHIPPED_BOT) == make_rules("spar", players=4)
+    assert bot_rules("universal") == make_rules("spar")  # a shipped bot by name
 
 
 # ----- the shipped bot ----------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import make_rules
 from spar_train.match import equity as equity_module
-from spar_train.match import live
+from spar_train.match import table_chances
 from spar_train.match.bench import run_match_bench
 from spar_train.match.equity import match_equity, simulate_equity
 from spar_train.match.model import HandModel, most_hands
@@ -161,7 +161,7 @@ def test_the_tables_chances_cost_a_bounded_work_whatever_the_target(
     """#58 defect 4: spar play --target 3000 paused 20 s after every hand (20,000 matches of
     thousands of hands), and a 4-player target of 39 built a 37-million-cell table."""
     work: list[float] = []
-    simulate, exact = live.simulate_equity, live.equity_table
+    simulate, exact = table_chances.simulate_equity, table_chances.equity_table
 
     def counted_simulation(*args, **kwargs):
         result = simulate(*args, **kwargs)
@@ -172,12 +172,12 @@ def test_the_tables_chances_cost_a_bounded_work_whatever_the_target(
         work.append(equity_module.table_cells(model.players, target))
         return exact(model, target)
 
-    monkeypatch.setattr(live, "simulate_equity", counted_simulation)
-    monkeypatch.setattr(live, "equity_table", counted_table)
-    monkeypatch.setattr(live, "table_model", lambda rules: EVEN if players == 4 else TWO)
-    live._exact.cache_clear()
+    monkeypatch.setattr(table_chances, "simulate_equity", counted_simulation)
+    monkeypatch.setattr(table_chances, "equity_table", counted_table)
+    monkeypatch.setattr(table_chances, "table_model", lambda rules: EVEN if players == 4 else TWO)
+    table_chances._exact.cache_clear()
     rules = make_rules("spar", players=players, end=f"target:{target}")
-    chances = live.table_chances(rules, [target // 2] + [0] * (players - 1), 1)
+    chances = table_chances.table_chances(rules, [target // 2] + [0] * (players - 1), 1)
     assert chances[0] > 0.9
     assert work and max(work) <= 2_000_000  # hands or cells: a fraction of a second
-    assert max(live.TABLE_HANDS, live.LIVE_EXACT_LIMIT) <= 2_000_000
+    assert max(table_chances.TABLE_HANDS, table_chances.LIVE_EXACT_LIMIT) <= 2_000_000

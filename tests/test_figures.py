@@ -226,3 +226,35 @@ def test_the_readme_and_the_site_front_page_share_no_paragraph() -> None:
     assert readme.count("<!-- intro -->") == 1 and readme.count("<!-- /intro -->") == 1
     intro = readme.split("<!-- intro -->")[1].split("<!-- /intro -->")[0]
     assert "the Ghanaian trick-taking game where only the last trick counts" in intro
+
+
+def test_a_dated_page_cites_the_measurement_of_its_day(tmp_path: Path) -> None:
+    root = _site(tmp_path, "benchmarks/NOTEBOOK.md")
+    notebook = root / "benchmarks" / "NOTEBOOK.md"
+    text = notebook.read_text(encoding="utf-8")
+    assert "<!--fig:exploit.spar2_2p@2026-12-04-->" in text and figure_pages.problems(root) == []
+    notebook.write_text(text.replace("exploit.spar2_2p@2026-12-04", "exploit.spar2_2p", 1))
+    assert figure_pages.problems(root) == [
+        "benchmarks/NOTEBOOK.md: a dated page cites the measurement of its day: exploit.spar2_2p@DATE"
+    ]
+
+
+def test_the_league_script_records_the_entries_the_tables_show() -> None:
+    import league
+
+    checkpoints = [f"ppo:runs/lg4/checkpoints/update_{u:06d}.pt" for u in (10, 20, 30)]
+    keys = {league.entry_key(spec) for spec in [*league.BUILT_IN, *checkpoints]}
+    shown = {
+        n.removeprefix("league.") for n in figures.Figures().entries if n.startswith("league.")
+    }
+    assert keys == shown
+
+
+def test_a_figure_read_from_a_transcript_must_be_in_it(tmp_path: Path) -> None:
+    root = _site(tmp_path)
+    assert figure_pages.problems(root) == []
+    _change_entry(root, "training.ppo_spar4.heuristic_4p", value=0.171)
+    assert figure_pages.problems(root) == [
+        "training.ppo_spar4.heuristic_4p: its transcript training.spar4_bench does not show "
+        "+0.171 ± 0.014"
+    ]

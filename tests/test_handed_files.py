@@ -197,3 +197,23 @@ def test_lock_holder_names_the_process_or_none(tmp_path: Path) -> None:
     assert lock_holder(lock) is None  # no lock at all
     lock.write_text("12345\n")  # a stale lock: its holder died
     assert lock_holder(lock) is None
+
+
+def test_a_config_file_naming_code_is_refused_unless_typed_or_trusted(tmp_path: Path, capsys,
+                                                                      evil: str) -> None:  # fmt: skip
+    from helpers.cli import TINY
+
+    from spar_train.config import ConfigError, load_config
+
+    spec = f"py:{evil}:X"
+    handed = tmp_path / "handed.toml"
+    handed.write_text(TINY.read_text().replace("[eval]\n", f'[eval]\nopponents = ["{spec}"]\n'))
+    status, _, err = cli(capsys, "train", handed, "--name", "h")
+    one_line(status, err, "handed.toml", "eval.opponents[0]", "--trust-code")
+    with pytest.raises(ConfigError, match="--trust-code"):
+        load_config(handed)
+    # typed again on the command line, or trusted: the user's own choice
+    assert load_config(handed, [f'eval.opponents=["{spec}"]']).eval.opponents == [spec]
+    assert load_config(handed, trust_code=True).eval.opponents[0] == spec
+    assert not (tmp_path / "PWNED").exists()  # loading a config builds no agent
+    assert not (tmp_path / "runs").exists()

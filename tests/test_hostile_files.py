@@ -350,7 +350,7 @@ def _(env: Env) -> None:
     refused(*env.cli("train", env.tmp / "zero.toml")[::2], "zero.toml")
 
 
-@case("config", "code", "an eval opponent py:", owner="the lead (S2: a config file handed to us)")
+@case("config", "code", "an eval opponent py:")
 def _(env: Env) -> None:
     path = config(env, in_section("eval", f'opponents = ["py:{env.evil()}:X"]'))
     refused(*env.cli("train", path)[::2], "py:", "--trust-code")

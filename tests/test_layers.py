@@ -123,6 +123,30 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
     assert _upward(_graph()) == {}
 
 
+def _imports_between(graph: dict[str, set[str]], a: str, b: str) -> dict[str, list[str]]:
+    """The modules of package ``a`` that import modules of package ``b``, with what they import."""
+
+    def inside(name: str, package: str) -> bool:
+        return name == package or name.startswith(package + ".")
+
+    return {m: sorted(e for e in edges if inside(e, b))
+            for m, edges in graph.items() if inside(m, a) and any(inside(e, b) for e in edges)}  # fmt: skip
+
+
+def test_the_web_and_the_terminal_share_the_table_not_each_other() -> None:
+    """Both tables run on :mod:`spar_apps.table`; neither imports the other (the web read two
+    private texts of the terminal's screen once)."""
+    graph = _graph()
+    assert _imports_between(graph, "spar_apps.web", "spar_apps.terminal") == {}
+    assert _imports_between(graph, "spar_apps.terminal", "spar_apps.web") == {}
+    for app in ("spar_apps.web", "spar_apps.terminal"):
+        assert _imports_between(graph, app, "spar_apps.table")  # the table they share
+    toy = {"spar_apps.web.view": {"spar_apps.terminal.screen", "spar_apps.table"}}
+    assert _imports_between(toy, "spar_apps.web", "spar_apps.terminal") == {
+        "spar_apps.web.view": ["spar_apps.terminal.screen"]
+    }
+
+
 def test_no_module_is_importable_under_a_second_name(tmp_path) -> None:
     """From a folder of the user's own that holds ``agents/`` and ``train.py``, importing every
     module of ours loads each under its one name: none of the folders' bare names."""

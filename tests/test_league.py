@@ -306,7 +306,9 @@ def test_minutes_alone_play_for_the_minutes(tmp_path: Path, capsys, monkeypatch)
     folder = tmp_path / "lg"
     assert cli(capsys, "league", "add", folder, "random", "low", "--players", "2")[0] == 0
     ticks = itertools.count()
-    monkeypatch.setattr("spar_train.league.time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    monkeypatch.setattr(
+        "spar_train.league.ladder.time", SimpleNamespace(monotonic=lambda: next(ticks))
+    )
     status, out, err = cli(capsys, "league", "play", folder, "--minutes", "0.5")
     assert status == 0, err
     played = int(out.split("played ")[1].split(" deals")[0].replace(",", ""))

@@ -78,7 +78,7 @@ def test_a_league_file_past_its_size_is_refused_unread(
 def test_adding_past_the_entrants_bound_is_refused(
     league: Path, capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("spar_train.league.MAX_ENTRANTS", 3)
+    monkeypatch.setattr("spar_train.league.ladder.MAX_ENTRANTS", 3)
     assert cli(capsys, "league", "add", league, "low")[0] == 0
     status, _, err = cli(capsys, "league", "add", league, "high", "heuristic")  # one is in
     one_line(status, err, "entrants", "at most 3")

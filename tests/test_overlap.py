@@ -125,13 +125,8 @@ def test_a_script_without_a_main_guard_trains_with_the_overlap(tmp_path: Path) -
     assert done.stdout.count("updates: 2") == 1
 
 
-@pytest.mark.parametrize("kill", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
-def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
-    tmp_path: Path, kill: signal.Signals
-) -> None:
-    """The worker outlived the killed learner and printed a chained BrokenPipeError traceback
-    on its terminal when it answered. Now: a kill (SIGTERM) stops the run as Ctrl-C does, in
-    one line; after SIGKILL the learner can say nothing, and the worker ends quietly."""
+def _overlapped_run(tmp_path: Path):
+    """``spar train`` with the overlap in a subprocess, once it has written checkpoint 2."""
     import subprocess
     import time
 
@@ -142,12 +137,25 @@ def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
             "--set", "run.checkpoint_every=1", "--set", "run.max_minutes=0"]  # fmt: skip
     child = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)  # fmt: skip
+    checkpoint = tmp_path / "runs" / "t" / "checkpoints" / "update_000002.pt"
+    deadline = time.monotonic() + 240
+    while not checkpoint.exists() and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not checkpoint.exists():
+        child.kill()
+        raise AssertionError(child.communicate()[1])
+    return child
+
+
+@pytest.mark.parametrize("kill", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
+    tmp_path: Path, kill: signal.Signals
+) -> None:
+    """The worker outlived the killed learner and printed a chained BrokenPipeError traceback
+    on its terminal when it answered. Now: a kill (SIGTERM) stops the run as Ctrl-C does, in
+    one line; after SIGKILL the learner can say nothing, and the worker ends quietly."""
+    child = _overlapped_run(tmp_path)
     try:
-        checkpoint = tmp_path / "runs" / "t" / "checkpoints" / "update_000002.pt"
-        deadline = time.monotonic() + 240
-        while not checkpoint.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert checkpoint.exists(), child.stderr.read() if child.poll() is not None else ""
         child.send_signal(kill)
         _, err = child.communicate(timeout=120)  # EOF once the worker, too, has closed stderr
     finally:
@@ -158,3 +166,21 @@ def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
                                     f"with spar train --resume {Path('runs') / 't'}"]  # fmt: skip
     else:
         assert err == ""
+
+
+def test_a_killed_rollout_worker_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """The learner of a run whose worker was killed ended in a WorkerDied traceback."""
+    import subprocess
+
+    child = _overlapped_run(tmp_path)
+    try:
+        workers = subprocess.run(["pgrep", "-P", str(child.pid)], capture_output=True,
+                                 text=True, check=True).stdout.split()  # fmt: skip
+        assert len(workers) == 1
+        os.kill(int(workers[0]), signal.SIGKILL)
+        _, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 1
+    assert err.splitlines() == ["spar train: error: the rollout process died (exit code -9); "
+                                "resume the run from its last checkpoint"]  # fmt: skip

@@ -175,7 +175,7 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
 
 @pytest.mark.parametrize("end", ["target:4", "stones:4", "hands:3", "open", "one_hand"])
 def test_the_table_knows_each_seats_match_chance_after_a_hand(end: str) -> None:
-    from spar_train.match.live import table_chances
+    from spar_train.match.table_chances import table_chances
 
     rules = make_rules("spar", players=3, end=end)
     table = table_for(rules, opponents="heuristic", seed=2)

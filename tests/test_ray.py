@@ -366,16 +366,22 @@ def test_a_mix_resumes_only_with_the_ray_workers_that_played_its_games(
 
 
 # ----- the parts, without a cluster ------------------------------------------------------
-def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
+def _rollouts(games: tuple[int, ...], hands: int) -> list:
+    """One local rollout of ``hands`` hands for each count of ``games`` (a worker's share)."""
     config = load_config(TINY)
     rules = rules_of(config)
     model = build_model(config, game_mix(config))
     pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
     parts = []
-    for games in (5, 8):
-        batch = GameBatch(rules, games, np.random.default_rng(games), OwnView(rules), 0.1)
-        play = batch.play(pool, 2, np.random.default_rng(games), privileged=True)
+    for n in games:
+        batch = GameBatch(rules, n, np.random.default_rng(n), OwnView(rules), 0.1)
+        play = batch.play(pool, hands, np.random.default_rng(n), privileged=True)
         parts += collect_in_lockstep(model, [play])
+    return parts
+
+
+def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
+    parts = _rollouts((5, 8), hands=2)
     joined = merge_rollouts(parts)
     assert joined.decisions == sum(p.decisions for p in parts) and joined.hands == 26
     whole = to_batch(joined, 1.0, 0.95, train_forced=True)
@@ -394,18 +400,11 @@ def test_joined_rollouts_add_up_their_seconds_for_one_game_as_for_a_mix() -> Non
     from spar_train.ppo.games import MixGame
     from spar_train.ppo.sources.base import join_games
 
-    config = load_config(TINY)
-    rules = rules_of(config)
-    model = build_model(config, game_mix(config))
-    pool = OpponentPool(rules, {"self": 0.5, "heuristic": 0.5}, 1, make_model=None)
-    parts = []
-    for games in (5, 40):
-        batch = GameBatch(rules, games, np.random.default_rng(games), OwnView(rules), 0.1)
-        play = batch.play(pool, 1, np.random.default_rng(games), privileged=True)
-        parts += collect_in_lockstep(model, [play])
+    parts = _rollouts((5, 40), hands=1)
     summed = {k: sum(p.seconds[k] for p in parts) for k in parts[0].seconds}
     assert summed != {k: max(p.seconds[k] for p in parts) for k in summed}  # they differ here
     assert merge_rollouts(parts).seconds == pytest.approx(summed)  # one game's workers
+    rules = rules_of(load_config(TINY))
     games = [MixGame(rules, 1.0, OwnView(rules), key) for key in ("a", "b")]
     assert join_games(games, parts).seconds == pytest.approx(summed)  # a mix's games
 

@@ -15,7 +15,7 @@ from test_export import tiny_run
 
 from spar_agents import make_agent, shipped
 from spar_agents.export.bot import SHIPPED_BOT, OnnxAgent
-from spar_agents.registry.file_game import lineup_game, spec_rules
+from spar_agents.registry.spec import lineup_game, spec_rules
 from spar_apps.cli import main
 from spar_env.rules import make_rules
 from spar_train import config as configs

@@ -507,7 +507,7 @@ def test_the_curves_of_a_mix_run_show_each_game(universal_bot, tmp_path, monkeyp
 
 def test_a_universal_bot_plays_4_player_spar_when_no_game_is_named(universal_bot) -> None:
     """The default game where the bot covers it (the shipped bot), else its first game."""
-    from spar_agents.registry.file_game import spec_rules
+    from spar_agents.registry.spec import spec_rules
 
     assert spec_rules(f"onnx:{SHIPPED_UNIVERSAL}") == make_rules("spar")
     assert spec_rules(f"onnx:{universal_bot[1]}") == make_rules("spar", players=2)  # no spar4

@@ -11,7 +11,8 @@ budget is shared between the two phases of a PPO run:
   than ``warmstart.updates``;
 - **PPO** gets everything the warm start left. It starts another update only while that
   update and the final evaluation and checkpoint still fit (each predicted from the last
-  one measured; before the first evaluation, from the rollout's seconds a hand).
+  one measured; before the first evaluation, from the rollout's seconds a learner
+  decision, which overstates an evaluation's, about twice over on the default run).
 
 Every run makes at least one step of each phase it has, so a budget shorter than one
 imitation step and one update (with its evaluation) is overrun by that much. Without a
@@ -133,17 +134,17 @@ class RunBudget:
                   f"{cut}){rest}")  # fmt: skip
 
     # ----- PPO -----------------------------------------------------------------------
-    def out_of_time(self, began: float, rollout_seconds: float, hands: int) -> bool:
+    def out_of_time(self, began: float, rollout_seconds: float, decisions: int) -> bool:
         """After an update that began at ``began`` (``time.perf_counter()``), before its
         evaluation: whether the run must end with it, since another update like it, the final
         evaluation and the checkpoint would not fit. ``rollout_seconds``: its rollout's, of
-        ``hands`` hands (to estimate an evaluation before one is measured)."""
+        ``decisions`` learner decisions (to estimate an evaluation before one is measured)."""
         if not self.budget.limited:
             return False
         self._update_seconds = time.perf_counter() - began
         evaluation = self._eval_seconds
-        if evaluation is None:  # none measured yet: the rollout's seconds a hand, scaled
-            evaluation = rollout_seconds * eval_hands(self.config) / max(hands, 1)
+        if evaluation is None:  # none measured yet: the rollout's seconds a decision, scaled
+            evaluation = rollout_seconds * eval_decisions(self.config) / max(decisions, 1)
         return not self.budget.fits(self._update_seconds + evaluation + self._save_seconds)
 
     def timed_evaluation(self, evaluate: Callable[..., T], *args: Any) -> T:
@@ -165,11 +166,12 @@ class RunBudget:
             self.report(Progress("note", 0, 0, note=line))
 
 
-def eval_hands(config: Config) -> int:
-    """The hands an evaluation plays (every game of a mix, every opponent and rotation)."""
+def eval_decisions(config: Config) -> int:
+    """The learner's decisions in an evaluation: it holds one seat of every hand, in every
+    rotation, against every opponent, in every game of a mix."""
     from spar_train.ppo.games import mix_games
 
-    players = [g.rules.players for g in mix_games(config)]
+    games = [g.rules for g in mix_games(config)]
     e = config.eval
-    per_seat = e.deals * len(e.opponents) + e.matches * MATCH_HANDS * len(e.opponents)
-    return sum(n * per_seat for n in players)
+    hands = (e.deals + e.matches * MATCH_HANDS) * len(e.opponents)  # a rotation's
+    return sum(rules.players * rules.hand_size * hands for rules in games)

@@ -93,6 +93,7 @@ __all__ = [
     "dump_config",
     "from_dict",
     "load_config",
+    "refuse_code_of",
     "resolve_config",
     "resume_config",
     "rules_of",
@@ -150,8 +151,14 @@ def default_config_path() -> Path | None:
 # ----- reading ---------------------------------------------------------------------
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
+def load_config(
+    path: str | Path | None, overrides: Sequence[str] = (), *, trust_code: bool = False
+) -> Config:
     """The config of a TOML file (``None``: the defaults) with ``--set`` overrides, checked.
+
+    A config file may have been handed to us: an agent it names that would run code
+    (``py:``) is refused unless ``trust_code`` or an override names that code too
+    (:func:`refuse_code_of`).
 
     Raises:
         ConfigError: naming the file, the key and what is wrong.
@@ -172,7 +179,10 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Confi
             "game.mix: an empty mix names no game; remove the key to train the one game "
             "of game.variant and game.players, or list the games to mix"
         )
-    return from_dict(data)
+    config = from_dict(data)
+    if path is not None and not trust_code:
+        refuse_code_of(config, path, "run it with --trust-code", typed=overrides)
+    return config
 
 
 def read_config_data(path: Path) -> dict[str, Any]:
@@ -314,14 +324,27 @@ def resume_config(
         apply_override(data, item)
     config = from_dict(data)
     if not trust_code:
-        from spar_agents.registry.trust import UntrustedCode, refuse_code
-        from spar_train.preflight import agent_specs
-
-        try:
-            refuse_code(agent_specs(config), str(path), "resume with --trust-code")
-        except UntrustedCode as e:
-            raise ConfigError(str(e)) from None
+        refuse_code_of(config, path, "resume with --trust-code")
     return config
+
+
+def refuse_code_of(
+    config: Config, path: Path, how_to_trust: str, typed: Sequence[str] = ()
+) -> None:
+    """Refuse a config read from the file ``path`` whose agents would run code (``py:``),
+    but for those the user ``typed`` on the command line too
+    (:func:`spar_agents.registry.trust.refuse_code`).
+
+    Raises:
+        ConfigError: naming the file, the key, the spec and ``how_to_trust``.
+    """
+    from spar_agents.registry.trust import UntrustedCode, refuse_code
+    from spar_train.preflight import agent_specs
+
+    try:
+        refuse_code(agent_specs(config), str(path), how_to_trust, typed)
+    except UntrustedCode as e:
+        raise ConfigError(str(e)) from None
 
 
 def drop_retired(data: dict[str, Any]) -> None:

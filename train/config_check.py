@@ -145,15 +145,24 @@ def _check_eval(c: Config) -> None:
 def _check_warmstart(c: Config) -> None:
     w = c.warmstart
     if w.actor:
-        from spar_agents.shipped import resolve_bot
-
-        _require(resolve_bot(w.actor.removeprefix("onnx:")).is_file(), "warmstart.actor",
-                 "a shipped bot's name or an .onnx file", w.actor)  # fmt: skip
+        _require(_is_bot(w.actor), "warmstart.actor", "a shipped bot's name or an .onnx file",
+                 w.actor)  # fmt: skip
     if w.imitate:
         _require_spec("warmstart.imitate", w.imitate, " or empty")
     _require(w.updates >= 0, "warmstart.updates", "0 or more", w.updates)
     _require(w.lr > 0, "warmstart.lr", "positive", w.lr)
     _require(w.epochs >= 1, "warmstart.epochs", "at least 1", w.epochs)
+
+
+def _is_bot(actor: str) -> bool:
+    """Whether ``actor`` names a shipped bot or an existing file (a name the system cannot
+    even look up, too long or with a NUL, names none)."""
+    from spar_agents.shipped import resolve_bot
+
+    try:
+        return resolve_bot(actor.removeprefix("onnx:")).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _check_match_reward(c: Config) -> None:
@@ -164,12 +173,12 @@ def _check_match_reward(c: Config) -> None:
     p = c.ppo
     _require(p.reward in REWARDS, "ppo.reward", " or ".join(REWARDS), p.reward)
     _require(0 <= p.match_starts <= 1, "ppo.match_starts", "a share from 0 to 1", p.match_starts)
+    _require_spec("ppo.match_model", p.match_model)  # checked when unused too: never a trap
+    _require(p.match_deals >= 1, "ppo.match_deals", "at least 1", p.match_deals)
     if p.reward != "match":
         _require(p.match_starts == 0, "ppo.match_starts", "0 unless ppo.reward = match",
                  p.match_starts)  # fmt: skip
         return
-    _require_spec("ppo.match_model", p.match_model)
-    _require(p.match_deals >= 1, "ppo.match_deals", "at least 1", p.match_deals)
     _require(not c.ray.enabled, "ray.enabled", "false with ppo.reward = match", True)
     for game in mix_games(c):
         why = why_no_match_reward(game.rules)

@@ -14,40 +14,84 @@ from __future__ import annotations
 from typing import Any
 
 from spar_env.limits import (
+    MAX_COEF,
     MAX_DEALS,
+    MAX_EPOCHS,
     MAX_GAMES,
     MAX_LAYER_WIDTH,
     MAX_LAYERS,
+    MAX_LR,
+    MAX_MINUTES,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_SNAPSHOTS,
+    MAX_STEPS,
     MAX_THREADS,
     MAX_WORKERS,
     LimitError,
     check_at_most,
 )
-from spar_train.sections import SELF_OR_SNAPSHOT, Config, ConfigError
+from spar_train.sections import SECTIONS_OF, SELF_OR_SNAPSHOT, Config, ConfigError
 
-MAX_RAY_TIMEOUT = 3600.0  # seconds: ray.timeout
+# The most each numeric key may be (its least is checked with its meaning, in
+# spar_train.config_check); a key of a section its algorithm reads is checked here. Every
+# numeric key has one, or a range closed on both sides (tests/test_fuzz_inputs.py).
+LIMITS: dict[str, float] = {
+    "run.seed": MAX_SEED,
+    "run.updates": MAX_STEPS,
+    "run.max_minutes": MAX_MINUTES,
+    "run.threads": MAX_THREADS,
+    "run.checkpoint_every": MAX_STEPS,
+    "run.keep_checkpoints": MAX_STEPS,
+    "rollout.games": MAX_GAMES,
+    "rollout.overlap_threads": MAX_THREADS,
+    "ppo.lr": MAX_LR,
+    "ppo.epochs": MAX_EPOCHS,
+    "ppo.minibatch_size": MAX_GAMES,
+    **{f"ppo.{k}": MAX_COEF for k in ("value_clip", "ent_coef", "vf_coef", "max_grad_norm",
+                                        "target_kl", "magnet_coef", "reward_scale")},
+    "ppo.match_deals": MAX_DEALS,
+    "pool.snapshot_every": MAX_STEPS,
+    "pool.snapshots": MAX_SNAPSHOTS,
+    "eval.every": MAX_STEPS,
+    "eval.deals": MAX_DEALS,
+    "eval.seed": MAX_SEED,
+    "eval.pimc_every": MAX_STEPS,
+    "eval.pimc_deals": MAX_DEALS,
+    "eval.matches": MAX_DEALS,
+    "warmstart.updates": MAX_STEPS,
+    "warmstart.lr": MAX_LR,
+    "warmstart.epochs": MAX_EPOCHS,
+    "ray.workers": MAX_WORKERS,
+    "ray.cpus_per_worker": MAX_THREADS,
+    "ray.timeout": MAX_SECONDS,
+    "solver.iterations": MAX_STEPS,
+    "solver.seconds": 60 * MAX_MINUTES,
+    "solver.target_nash_conv": MAX_COEF,
+    "solver.eval_every": MAX_STEPS,
+    "mccfr.deals": MAX_GAMES,
+    "mccfr.batches": MAX_STEPS,
+    "mccfr.eval_every": MAX_STEPS,
+    "mccfr.eval_deals": MAX_DEALS,
+    "mccfr.eval_seed": MAX_SEED,
+}  # fmt: skip
 
 
 def check_bounds(c: Config) -> None:
-    """Raise :class:`ConfigError` for a size past its limit, naming the key and the limit."""
-    bounds: list[tuple[str, float, float]] = [("run.threads", c.run.threads, MAX_THREADS)]
+    """Raise :class:`ConfigError` for a value past its limit (``LIMITS``, and the sizes that
+    several keys make together), naming the key and the limit."""
+    read = SECTIONS_OF[c.algorithm]
+    bounds: list[tuple[str, float, float]] = [
+        (key, getattr(getattr(c, key.split(".")[0]), key.split(".")[1]), limit)
+        for key, limit in LIMITS.items()
+        if key.split(".")[0] in read
+    ]
     if c.algorithm == "ppo":
         bounds += [
             ("model.hidden", len(c.model.hidden), MAX_LAYERS),
             ("model.hidden", max(c.model.hidden, default=0), MAX_LAYER_WIDTH),
-            ("rollout.games", c.rollout.games, MAX_GAMES),
             ("rollout.games x rollout.hands", c.rollout.games * c.rollout.hands, MAX_GAMES),
-            ("ppo.minibatch_size", c.ppo.minibatch_size, MAX_GAMES),
-            ("eval.deals", c.eval.deals, MAX_DEALS),
-            ("eval.pimc_deals", c.eval.pimc_deals, MAX_DEALS),
-            ("ray.workers", c.ray.workers, MAX_WORKERS),
-            ("ray.cpus_per_worker", c.ray.cpus_per_worker, MAX_THREADS),
-            ("ray.timeout", c.ray.timeout, MAX_RAY_TIMEOUT),
-        ]
-    if c.algorithm == "mccfr":
-        bounds += [
-            ("mccfr.deals", c.mccfr.deals, MAX_GAMES),
-            ("mccfr.eval_deals", c.mccfr.eval_deals, MAX_DEALS),
+            *((f"pool.mix.{who}", share, MAX_COEF) for who, share in c.pool.mix.items()),
         ]
     for key, value, limit in bounds:
         try:

@@ -156,7 +156,7 @@ def _noted(error: Exception, note: str) -> Exception:
     """``error`` with ``note`` in its one-line message (where the command line prints it)."""
     if isinstance(error, OSError) and error.strerror:
         return type(error)(error.errno, f"{error.strerror}; {note}", error.filename)
-    if isinstance(error, ValueError):
+    if isinstance(error, ValueError | OSError):  # an OSError of a message alone too
         try:
             return type(error)(f"{error}; {note}")
         except TypeError:

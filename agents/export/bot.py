@@ -39,6 +39,7 @@ from spar_env.limits import MAX_BOT_BYTES, LimitError, check_file_size
 from spar_env.observation.universal import UniversalView, view_for
 from spar_env.rules import Ruleset
 
+NOT_A_MODEL = "not an ONNX model onnxruntime can run"
 SHIPPED_BOT = shipped.bot_path(shipped.DEFAULT_BOT)
 """The bot trained for the default game (``spar``, 4 players): ``onnx:spar4`` (package data)."""
 
@@ -61,19 +62,49 @@ def load_session(model: str | os.PathLike | bytes, where: str) -> ort.InferenceS
         BotError: if the file is missing or is not an ONNX model onnxruntime can run.
     """
     if not isinstance(model, bytes):
-        path = Path(model)
-        if not path.is_file():
-            raise BotError(f"{where}: no such bot file")
-        try:
-            check_file_size(path, MAX_BOT_BYTES, "ONNX bot")
-        except LimitError as e:
-            raise BotError(str(e)) from None
-        model = str(path)
+        model = _checked_path(model, where)
     try:
         return ort.InferenceSession(model, session_options(), providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own Fail, InvalidProtobuf, ...
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise BotError(f"{where}: not an ONNX model onnxruntime can run ({reason})") from None
+        raise BotError(f"{where}: {NOT_A_MODEL} ({_first_line(e)})") from None
+
+
+def read_metadata(path: str | os.PathLike, where: str) -> dict[str, str]:
+    """A bot file's metadata (:mod:`spar_agents.export.metadata`), read with onnx alone: no
+    inference session is built to read it.
+
+    Raises:
+        BotError: if the file is missing or is not an ONNX model.
+    """
+    file = _checked_path(path, where)
+    try:
+        model = onnx.load(file, load_external_data=False)
+    except Exception as e:  # protobuf's DecodeError, an OSError, ...
+        raise BotError(f"{where}: {NOT_A_MODEL} ({_first_line(e)})") from None
+    if model.ir_version <= 0:  # protobuf reads some junk as an empty message
+        raise BotError(f"{where}: {NOT_A_MODEL} (no IR version: not an ONNX model)")
+    return {prop.key: prop.value for prop in model.metadata_props}
+
+
+def _checked_path(model: str | os.PathLike, where: str) -> str:
+    """A bot file's path, once the file is there and not too big.
+
+    Raises:
+        BotError: if the file is missing or too big.
+    """
+    path = Path(model)
+    if not path.is_file():
+        raise BotError(f"{where}: no such bot file")
+    try:
+        check_file_size(path, MAX_BOT_BYTES, "ONNX bot")
+    except LimitError as e:
+        raise BotError(str(e)) from None
+    return str(path)
+
+
+def _first_line(error: Exception) -> str:
+    """An exception's first line, or its type when it has no message."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def run_session(
@@ -92,19 +123,19 @@ def run_session(
     try:
         return session.run([PROBS_OUTPUT], feeds)[0]
     except Exception as e:  # onnxruntime raises its own Fail, RuntimeException, ...
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise BotError(f"{where}: the bot's graph failed as it ran ({reason:.300})") from None
+        raise BotError(
+            f"{where}: the bot's graph failed as it ran ({_first_line(e):.300})"
+        ) from None
 
 
 def bot_rules(path: str | os.PathLike) -> Ruleset:
-    """The ruleset a bot file was made for, as its metadata names it.
+    """The ruleset a bot file was made for, as its metadata names it (no session is built).
 
     Raises:
         BotError: if the file is not a spar-rl bot.
     """
     path = shipped.resolve_bot(path)
-    meta = load_session(path, str(path)).get_modelmeta().custom_metadata_map
-    return rules_of(signature_of(meta, str(path)))
+    return rules_of(signature_of(read_metadata(path, str(path)), str(path)))
 
 
 class OnnxAgent:

@@ -1,9 +1,10 @@
 """Build agents from spec strings: ``random``, ``high``, ``low``, ``heuristic``, ``pimc:worlds=32,seed=1``.
 
 A spec is a name, then optionally ``:`` and ``key=value`` pairs separated by
-commas (values are read by :mod:`spar_env.values`, as in ``--set``: ints, floats,
-bools, text). The
-command line, the benchmark and the environments share this one registry.
+commas (:mod:`spar_agents.registry.spec` reads it, once, into an
+:class:`~spar_agents.registry.spec.AgentSpec`). The command line, the benchmark
+and the environments share this one registry; its agents' factories are in
+:mod:`spar_agents.registry.factories`.
 
     >>> from spar_env import make_rules
     >>> make_agent("high", make_rules("spar"))  # doctest: +ELLIPSIS
@@ -15,46 +16,24 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import spar_agents.registry.builtin  # noqa: F401  (registers the built-in agents in the table)
+import spar_agents.registry.builtin  # noqa: F401  (registers the built-in agents' factories)
 from spar_agents.base import Agent
-from spar_agents.registry.table import AGENTS, Factory, register
+from spar_agents.registry.factories import AGENTS, Factory, register
+from spar_agents.registry.spec import AgentSpec, parse_spec
 from spar_env.rules import Ruleset
-from spar_env.values import parse_value
 
-__all__ = ["AGENTS", "Factory", "agent_names", "agent_parameters", "make_agent", "parse_spec",
-           "register"]  # fmt: skip
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"pimc:worlds=32,seed=1"`` -> ``("pimc", {"worlds": 32, "seed": 1})``.
-
-    A parameter without ``=`` is a path-like value: ``"ppo:runs/a.onnx"`` gives
-    ``{"path": "runs/a.onnx"}``.
-    """
-    name, colon, rest = spec.strip().partition(":")
-    params: dict[str, Any] = {}
-    if colon and not rest.strip():
-        raise ValueError(
-            f"agent spec {spec!r}: nothing after ':'; write {name} alone or {name}:key=value,..."
-        )
-    if rest:
-        if "=" not in rest:
-            return name, {"path": rest}
-        for item in rest.split(","):
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise ValueError(f"agent spec {spec!r}: expected key=value, got {item!r}")
-            params[key.strip()] = parse_value(value)
-    return name, params
+__all__ = ["AGENTS", "AgentSpec", "Factory", "agent_names", "agent_parameters", "make_agent",
+           "parse_spec", "register"]  # fmt: skip
 
 
-def make_agent(spec: str, rules: Ruleset) -> Agent:
-    """The agent a spec names, for ``rules``.
+def make_agent(spec: str | AgentSpec, rules: Ruleset) -> Agent:
+    """The agent a spec names (its text, or the text parsed already), for ``rules``.
 
     Raises:
         ValueError: for an unknown name or parameter, naming it and the known ones.
     """
-    name, params = parse_spec(spec)
+    parsed = AgentSpec.of(spec)
+    name, params = parsed.name, parsed.params
     if name not in agent_names():
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(agent_names())}")
     known = agent_parameters(name)
@@ -63,7 +42,7 @@ def make_agent(spec: str, rules: Ruleset) -> Agent:
         if unknown:
             takes = f"its parameters are {', '.join(known)}" if known else "it takes none"
             raise ValueError(
-                f"agent spec {spec!r}: {name} has no parameter {unknown[0]!r}; {takes}"
+                f"agent spec {parsed.text!r}: {name} has no parameter {unknown[0]!r}; {takes}"
             )
     return AGENTS[name](rules, **params)
 

@@ -1,11 +1,11 @@
-"""Registers the built-in agents in the table of :mod:`spar_agents.registry.table` (which
+"""Registers the built-in agents' factories in :mod:`spar_agents.registry.factories` (which
 :mod:`spar_agents.registry` builds agents from)."""
 
 from __future__ import annotations
 
 from spar_agents.baselines import RandomAgent, RankAgent
 from spar_agents.heuristic import HeuristicAgent
-from spar_agents.registry.table import register
+from spar_agents.registry.factories import register
 from spar_env.rules import Ruleset
 
 

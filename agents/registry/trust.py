@@ -10,7 +10,7 @@ the file's code (``--trust-code``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from spar_agents.registry import parse_spec
 
@@ -47,15 +47,18 @@ def _code_in(value: object) -> list[str]:
     return []
 
 
-def refuse_code(specs: Mapping[str, str], source: str, how_to_trust: str) -> None:
+def refuse_code(
+    specs: Mapping[str, str], source: str, how_to_trust: str, typed: Sequence[str] = ()
+) -> None:
     """Refuse the specs read from the file ``source`` (by the key or place that names each)
-    when one of them would run code (module docstring).
+    when one of them would run code (module docstring), but for code the user ``typed``
+    too (the ``--set`` strings of the command line: naming it there is their choice).
 
     Raises:
         UntrustedCode: naming the file, the key, the spec and ``how_to_trust``.
     """
     for key, spec in specs.items():
-        found = code_specs(spec)
+        found = [c for c in code_specs(spec) if not any(c in text for text in typed)]
         if found:
             raise UntrustedCode(
                 f"{source}: {key} is {found[0]!r}, which would import and run Python code; "

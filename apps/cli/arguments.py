@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from spar_env.limits import MAX_MINUTES, MAX_SECONDS, MAX_SEED
+
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose usage errors are one line on stderr, exit status 2."""
@@ -112,16 +114,22 @@ def positive_int_at_most(limit: int, what: str) -> Callable[[str], int]:
 
 
 def seed(text: str) -> int:
-    """An argparse type: a whole number of at least 0 (NumPy refuses negative seeds)."""
+    """An argparse type: a whole number from 0 (NumPy refuses negative seeds) to
+    ``MAX_SEED`` (torch's generator takes 64 bits)."""
     value = _whole(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 0; got {value}")
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_SEED:,} (a limit of spar-rl); got {_shown(text)}"
+        )
     return value
 
 
-def positive_duration(unit: str) -> Callable[[str], float]:
+def positive_duration(unit: str, most: float) -> Callable[[str], float]:
     """An argparse type: a finite number of ``unit`` (seconds, minutes) above 0 (``nan`` and
-    ``inf`` would never end); its messages name the unit."""
+    ``inf`` would never end) and at most ``most`` (one of :mod:`spar_env.limits`); its
+    messages name the unit."""
 
     def parse(text: str) -> float:
         try:
@@ -132,13 +140,17 @@ def positive_duration(unit: str) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(
                 f"must be a finite number of {unit} above 0; got {text}"
             )
+        if value > most:
+            raise argparse.ArgumentTypeError(
+                f"at most {most:,} {unit} (a limit of spar-rl); got {value:g}"
+            )
         return value
 
     return parse
 
 
-positive_seconds = positive_duration("seconds")
-positive_minutes = positive_duration("minutes")
+positive_seconds = positive_duration("seconds", MAX_SECONDS)
+positive_minutes = positive_duration("minutes", MAX_MINUTES)
 
 
 def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
@@ -189,7 +201,12 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        shown = _shown(text)
         if text.strip().lstrip("+-").isdecimal():  # past Python's 4,300 digits
             raise argparse.ArgumentTypeError(f"{shown} is far too large") from None
         raise argparse.ArgumentTypeError(f"must be a whole number; got {shown!r}") from None
+
+
+def _shown(text: str) -> str:
+    """``text`` as a message shows it: whole when short, else its start and its length."""
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"

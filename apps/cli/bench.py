@@ -40,7 +40,7 @@ from spar_apps.cli.arguments import (
     positive_int_at_most,
     seed,
 )
-from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env import strict_json
@@ -129,10 +129,12 @@ def shipped_bots_line() -> str:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from spar_agents.registry.spec import parse_lineup
     from spar_train.match.bench import DEFAULT_MATCH_CHUNK
     from spar_train.tournament import DEFAULT_CHUNK
 
-    rules, note = rules_from_lineup(args, args.agents)
+    lineup = parse_lineup(args.agents)  # each spec read once, its game with it
+    rules, note = rules_from_lineup(args, lineup)
     if note:  # on stderr: stdout may be the JSON
         print(f"spar bench: {note}", file=sys.stderr)
     if args.csv is not None:
@@ -152,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar(Console(stderr=True)) as bar:
         task = bar.add_task(what, total=total)
         result = play(
-            args.agents,
+            lineup if args.ray is None else args.agents,  # Ray's tasks are sent the texts
             rules,
             total,
             args.seed,

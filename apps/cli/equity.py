@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
-from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env import strict_json
@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     scores = _scores(args.scores, rules.players)
     if args.dealer is not None and scores is None:
         raise ValueError("--dealer goes with --scores: the state whose next hand it deals")
+    if args.dealer is not None and not 0 <= args.dealer < rules.players:  # before the work
+        raise ValueError(f"--dealer must be a seat 0..{rules.players - 1}; got {args.dealer}")
     played = _played(args.played, scores, rules)
     if scores is not None:  # a state no match can be in is refused before the work
         stones = rules.end_kind == "stones"

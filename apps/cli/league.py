@@ -32,7 +32,7 @@ from spar_apps.cli.arguments import (
     positive_minutes,
     seed,
 )
-from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env import strict_json

@@ -28,19 +28,24 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
-from spar_apps.cli.lineup import rules_from_lineup
+from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
 from spar_env.explain import typing_examples
 from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
+if TYPE_CHECKING:  # the agents load on use: `spar --help` imports no agent
+    from spar_agents.registry.spec import AgentSpec
+
+Build = Callable[..., Any]  # build(spec, rules=the game's): an agent, each spec built once
 FALLBACK = "heuristic"  # the opponents when the shipped bot was not made for the game asked for
 PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
 
@@ -89,17 +94,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from spar_agents.registry.spec import parse_lineup
     from spar_apps.terminal import HumanTable, play_session
 
-    rules, game_note = rules_from_lineup(_with_shortcuts(args), args.opponents or [])
+    given = None if args.opponents is None else parse_lineup(args.opponents)
+    rules, game_note = rules_from_lineup(_with_shortcuts(args), given or [])
     if not 0 <= args.seat < rules.players:
         raise ValueError(f"--seat must be a seat 0..{rules.players - 1}; got {args.seat}")
     if args.record is not None:
         check_output_path(args.record, "--record")
     console = Console(highlight=False)
-    specs, note = _opponent_specs(args.opponents, rules, args.seat)
-    bots = _build(specs, rules)
-    hint = None if args.hint is None else _hint(args.hint, specs, rules)
+    build = _builder(rules)
+    specs, note = _opponent_specs(given, rules, args.seat, build)
+    bots = {seat: build(spec) for seat, spec in specs.items()}
+    hint = None if args.hint is None else _hint(args.hint, specs, rules, build)
     deal_seed = args.seed if args.seed is not None else _fresh_seed()
     table = HumanTable(
         rules,
@@ -170,27 +178,29 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
 
 
-def _default_spec(rules: Ruleset) -> tuple[str, str | None]:
+def _default_spec(rules: Ruleset, build: Build | None = None) -> tuple[str, str | None]:
     """The first shipped bot that plays ``rules`` (:func:`spar_agents.shipped.default_bots`),
-    else :data:`FALLBACK` and a note saying why."""
-    from spar_agents.registry.file_game import fallback_note, first_that_plays
+    else :data:`FALLBACK` and a note saying why; ``build`` keeps the agents it tries."""
+    from spar_agents.registry.for_game import fallback_note, first_that_plays
     from spar_agents.shipped import default_bot_specs
 
-    spec = first_that_plays(default_bot_specs(), rules)
+    spec = first_that_plays(default_bot_specs(), rules, build)
     if spec is not None:
         return spec, None
     return FALLBACK, fallback_note(rules, FALLBACK)
 
 
 def _opponent_specs(
-    given: list[str] | None, rules: Ruleset, seat: int
-) -> tuple[dict[int, str], str | None]:
+    given: list[AgentSpec] | None, rules: Ruleset, seat: int, build: Build
+) -> tuple[dict[int, AgentSpec], str | None]:
     """The spec of every other seat, by seat, and a note if the default had to change."""
+    from spar_agents.registry.spec import AgentSpec
+
     others = [s for s in range(rules.players) if s != seat]
     note = None
     if given is None:
-        spec, note = _default_spec(rules)
-        given = [spec]
+        spec, note = _default_spec(rules, build)
+        given = [AgentSpec(spec)]
     if len(given) not in (1, len(others)):
         raise ValueError(
             f"--opponents takes one spec for every other seat or {len(others)} specs "
@@ -200,11 +210,11 @@ def _opponent_specs(
     return dict(zip(others, specs, strict=True)), note
 
 
-def _lineup(specs: dict[int, str]) -> str:
+def _lineup(specs: dict[int, AgentSpec]) -> str:
     """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
-        by_spec.setdefault(spec, []).append(seat)
+        by_spec.setdefault(str(spec), []).append(seat)
     from spar_agents.shipped import default_bots
 
     shipped = [f"onnx:{name}" for name in default_bots()]
@@ -215,32 +225,46 @@ def _lineup(specs: dict[int, str]) -> str:
     return "; ".join(parts)
 
 
-def _build(specs: dict[int, str], rules: Ruleset) -> dict[int, Any]:
-    """One agent per distinct spec, shared by the seats that name it."""
+def _builder(rules: Ruleset) -> Build:
+    """The registry's ``make_agent`` for ``rules``, each spec built once: the seats that name
+    one spec share its agent, the shipped bot tried for the game is the one seated, and a
+    hint by an opponent's spec asks that opponent."""
     from spar_agents import make_agent
 
-    built: dict[str, Any] = {}
-    for spec in specs.values():
-        if spec not in built:
-            built[spec] = make_agent(spec, rules)
-    return {seat: built[spec] for seat, spec in specs.items()}
+    built: dict[tuple[str, Ruleset], Any] = {}
+
+    def build(spec: str | AgentSpec, game: Ruleset = rules) -> Any:
+        key = (str(spec), game)
+        if key not in built:
+            built[key] = make_agent(spec, game)
+        return built[key]
+
+    return build
 
 
-def _hint(spec: str, opponents: dict[int, str], rules: Ruleset):
-    """The hint function: a bot's probabilities for the person's move."""
-    from spar_agents import make_agent
-    from spar_agents.registry import parse_spec
+def _hint(
+    spec: str,
+    opponents: Mapping[int, str | AgentSpec],
+    rules: Ruleset,
+    build: Build | None = None,
+):
+    """The hint function: a bot's probabilities for the person's move (its agent from
+    ``build``, which may have built it already as an opponent)."""
+    from spar_agents.registry.spec import AgentSpec
 
+    build = build or _builder(rules)
     if not spec:
-        spec = next(
-            (s for s in opponents.values() if parse_spec(s)[0] in PROBABILITY_AGENTS),
-            _default_spec(rules)[0],  # the shipped bot that plays this game, if any
+        hinted = next(
+            (s for s in map(AgentSpec.of, opponents.values()) if s.name in PROBABILITY_AGENTS),
+            AgentSpec(_default_spec(rules, build)[0]),  # the shipped bot that plays this game
         )
-        if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
+        if hinted.name not in PROBABILITY_AGENTS:
             raise ValueError("--hint: no shipped bot plays this game; name one: --hint onnx:FILE")
-    if parse_spec(spec)[0] not in PROBABILITY_AGENTS:
-        raise ValueError(f"--hint {spec}: a hint needs an onnx or ppo bot (its policy)")
-    agent = make_agent(spec, rules)
+    else:
+        hinted = AgentSpec(spec)
+        if hinted.name not in PROBABILITY_AGENTS:
+            raise ValueError(f"--hint {spec}: a hint needs an onnx or ppo bot (its policy)")
+    agent = build(hinted)
     rng = np.random.default_rng(0)
 
     def hint(table) -> np.ndarray:

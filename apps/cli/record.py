@@ -26,13 +26,12 @@ import numpy as np
 from spar_apps.cli.arguments import (
     add_command,
     nonempty_path,
-    positive_int,
     positive_int_at_most,
     seed,
 )
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, rules_from_args
-from spar_env.limits import MAX_GAMES
+from spar_env.limits import MAX_DEALS, MAX_GAMES
 from spar_env.records import record_hands
 from spar_env.records.recorder import BATCH, BLOCK
 
@@ -45,7 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         __doc__,
     )  # fmt: skip
     add_rules_arguments(parser)
-    parser.add_argument("--hands", type=positive_int, default=1000, help="hands to play")
+    parser.add_argument(
+        "--hands", type=positive_int_at_most(MAX_DEALS, "hands"), default=1000,
+        help="hands to play",
+    )  # fmt: skip
     parser.add_argument("--seed", type=seed, default=0, help="random seed, 0 or more")
     parser.add_argument(
         "--out", type=nonempty_path, metavar="FILE", help="write to this file instead of stdout"

@@ -39,12 +39,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import math
 import socket
 import sys
 import threading
 
-from spar_apps.cli.arguments import add_command, nonempty_path, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_seconds, seed
 
 DEFAULT_PORT = 8000
 # How often Python hands its lock between the event loop and the bots' worker threads: the
@@ -89,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--think",
-        type=float,
+        type=positive_seconds,
         metavar="SECONDS",
         help="the most the searching opponents (search, pimc, and --opponents specs of theirs) "
         "think about one move (default: 2)",
@@ -137,8 +136,6 @@ def run(args: argparse.Namespace) -> int:
     overrides = ruleset_overrides(args.overrides)
     if "players" in overrides:
         raise ValueError("--set players: the page chooses the player count of each game")
-    if args.think is not None and not (args.think > 0 and math.isfinite(args.think)):
-        raise ValueError(f"--think must be positive seconds; got {args.think}")
     limits = Limits()
     if args.workers is not None:
         if not 1 <= args.workers <= 256:
@@ -236,12 +233,12 @@ def allowed_hosts(host: str, extra: list[str]) -> list[str]:
 def _check_opponent(spec: str) -> None:
     """Build the agent of ``spec`` once (for the game its file was made for, else 4-player
     spar), so that a spec that cannot play is refused at start, not by a player's new game."""
-    from spar_agents.registry import make_agent
-    from spar_agents.registry.file_game import spec_rules
+    from spar_agents.registry import AgentSpec, make_agent
     from spar_env.rules import make_rules
 
     try:
-        make_agent(spec, spec_rules(spec) or make_rules("spar"))
+        parsed = AgentSpec(spec)  # read once: its game, then its agent
+        make_agent(parsed, parsed.game or make_rules("spar"))
     except (ValueError, OSError) as e:
         raise ValueError(f"--opponents {spec}: {e}") from None
 

@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "starting one for the run's game if there is none",
     )  # fmt: skip
     add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
-    add_trust_code_option(parser, "the resumed run's config.toml")
+    add_trust_code_option(parser, "the config file (or the resumed run's config.toml)")
     parser.set_defaults(func=run)
 
 
@@ -95,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         if args.config is not None or args.seed is not None or args.name is not None:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
     else:
-        config, overrides = load_config(args.config or default_config_path(), args.set), ()
+        config = load_config(args.config or default_config_path(), args.set,
+                             trust_code=args.trust_code)  # fmt: skip
+        overrides = ()
     league = None
     if args.league is not None:  # refused now, not when the run is over
         _check_league(args, config)

@@ -19,9 +19,9 @@ import numpy as np
 from rich.console import RenderableType
 from rich.text import Text
 
+from spar_apps.table import HumanTable
+from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
 from spar_apps.terminal import screen
-from spar_apps.terminal.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
-from spar_apps.terminal.table import HumanTable
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
 OnRecord = Callable[[dict[str, Any]], None]

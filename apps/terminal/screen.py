@@ -1,4 +1,4 @@
-"""What the person at a :class:`~spar_apps.terminal.table.HumanTable` sees, as rich renderables.
+"""What the person at a :class:`~spar_apps.table.HumanTable` sees in the terminal, as rich renderables.
 
 - :func:`table_view`: before each of the person's moves. The hand, with the
   legal cards numbered; the trick in progress and who leads it; the cards
@@ -27,8 +27,14 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from spar_apps.terminal.moves import numbered
-from spar_apps.terminal.table import HumanTable
+from spar_apps.table import (
+    HumanTable,
+    exchange_words,
+    numbered,
+    scores_line,
+    session_goal,
+    session_result,
+)
 from spar_env.envs.render import BACK
 from spar_env.explain import rules_sections, tagline
 from spar_env.rules import Ruleset
@@ -88,7 +94,7 @@ def hand_summary(table: HumanTable) -> RenderableType:
     for column in columns:
         hands.add_column(column, justify="right" if column == "match chance" else "left")
     for seat in range(rules.players):
-        dealt = " ".join(table.card(c) for c in _cards(rules, int(state.dealt[0, seat])))
+        dealt = " ".join(table.card(c) for c in table.dealt(seat))
         if rules.weak_hand_exchange and state.exchanged[0, seat]:
             dealt += "  (exchanged)"
         cells = [
@@ -106,7 +112,7 @@ def hand_summary(table: HumanTable) -> RenderableType:
         parts.append(colour(note, "dim"))
     parts.append(Text(score.session))
     if table.session_over:
-        parts.append(Text(_session_result(table), style="bold"))
+        parts.append(Text(session_result(table), style="bold"))
     return Group(*parts)
 
 
@@ -127,12 +133,12 @@ def final_scores(table: HumanTable, left: bool) -> RenderableType:
     state = table.state
     played = int(state.hands_played[0])
     if table.session_over:
-        head = _session_result(table)
+        head = session_result(table)
     elif left:
         head = f"you left the table after {played} finished hand{'s' * (played != 1)}"
     else:
         head = f"{played} hand{'s' * (played != 1)} played"
-    return Group(Text(head, style="bold"), Text("final scores: " + _scores(table)))
+    return Group(Text(head, style="bold"), Text("final scores: " + scores_line(table)))
 
 
 MATCH_CHANCE_NOTE = (
@@ -141,10 +147,6 @@ MATCH_CHANCE_NOTE = (
 
 
 # ----- pieces ------------------------------------------------------------------------
-def _cards(rules, bits: int) -> list[int]:
-    return [c for c in range(rules.num_card_ids) if bits >> c & 1]
-
-
 def _headline(table: HumanTable) -> str:
     state, rules = table.state, table.rules
     hand = int(state.hands_played[0]) + (0 if table.hand_over else 1)
@@ -153,56 +155,19 @@ def _headline(table: HumanTable) -> str:
     )
     return (
         f"{rules.variant}, {rules.players} players · hand {hand} · {trick} · "
-        f"play goes {rules.direction} · {_session_goal(table)}"
+        f"play goes {rules.direction} · {session_goal(table)}"
     )
-
-
-def _session_goal(table: HumanTable) -> str:
-    rules, state = table.rules, table.state
-    kind, value = rules.end_kind, rules.end_value
-    if kind == "target":
-        return f"first to {table.score(value)} points"
-    if kind == "hands":
-        return f"{value} hands, most points wins"
-    if kind == "stones":
-        return f"stones: {int(state.pool[0])} of {value} left in the pool"
-    if kind == "one_hand":
-        return "one hand decides"
-    return "an open session: q leaves"
-
-
-def _scores(table: HumanTable) -> str:
-    state, rules = table.state, table.rules
-    items = []
-    for seat in range(rules.players):
-        text = f"{table.name(seat)} {table.score(state.scores[0, seat])}"
-        if rules.end_kind == "stones":
-            stones = int(state.stones[0, seat])
-            text += f" ({stones} stone{'s' * (stones != 1)})"
-        items.append(text)
-    return " · ".join(items)
-
-
-def _session_result(table: HumanTable) -> str:
-    champion = int(table.state.session_winner[0])
-    if champion < 0:
-        return "session over: nobody wins (a tie for most points)"
-    return f"session over: {table.name(champion)} win{'s' * (champion != table.seat)} the session"
 
 
 def _seats(table: HumanTable) -> Table:
     """One row per seat: the cards it played, in order, another's face-down ones as backs."""
-    state, rules, history = table.state, table.rules, table.history
+    state, rules = table.state, table.rules
     grid = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for column in ("seat", "played", "tricks", "score"):
         grid.add_column(column)
-    count = int(history.count[0])
+    plays, won = table.plays_by_seat(), table.tricks_won()
     for seat in range(rules.players):
-        shown = [
-            _played(table, seat, int(history.cards[0, i]), bool(history.down[0, i]))
-            for i in range(count)
-            if int(history.seats[0, i]) == seat
-        ]
+        shown = [_played(table, seat, card, down) for card, down in plays[seat]]
         flags = {
             "dealer": state.dealer[0] == seat,
             "exchanged": rules.weak_hand_exchange and state.exchanged[0, seat],
@@ -210,34 +175,30 @@ def _seats(table: HumanTable) -> Table:
         }
         marks = [mark for mark, on in flags.items() if on]
         who = table.name(seat) + (f" ({', '.join(marks)})" if marks else "")
-        won = int((state.trick_winner[0] == seat).sum())
         grid.add_row(
             Text(who, style="bold" if seat == table.seat else ""),
             colour(" ".join(shown) or "-"),
-            str(won),
+            str(won[seat]),
             table.score(state.scores[0, seat]),
         )
     return grid
 
 
 def _played(table: HumanTable, seat: int, card: int, down: bool) -> str:
-    """A played card as the person sees it: another seat's face-down card is a back."""
-    if not down:
-        return table.card(card)
-    return f"[{table.card(card)}]" if seat == table.seat else BACK
+    """A played card as the person sees it: another seat's face-down card is a back, the
+    person's own in brackets."""
+    if not table.sees(seat, down):
+        return BACK
+    return f"[{table.card(card)}]" if down else table.card(card)
 
 
 def _trick_line(table: HumanTable) -> str:
-    state, rules = table.state, table.rules
+    state = table.state
     leader = int(state.leader[0])
-    cards, down = state.trick_cards[0], state.trick_down[0]
-    played = []
-    seat = leader
-    for _ in range(rules.players):
-        card = int(cards[seat])
-        if card >= 0:
-            played.append(f"{table.name(seat)} {_played(table, seat, card, bool(down[seat]))}")
-        seat = (seat + rules.sign) % rules.players
+    played = [
+        f"{table.name(seat)} {_played(table, seat, card, down)}"
+        for seat, card, down in table.trick_plays()
+    ]
     line = f"trick {int(state.trick[0]) + 1}, led by {table.name(leader)}: "
     if not played:
         return line + "nothing played yet" + (" (your lead)" if table.my_turn else "")
@@ -256,7 +217,7 @@ def _hand_line(table: HumanTable) -> Text:
     if table.exchanging and table.my_turn:
         choices = numbered(sorted(legal))
         out.append_text(colour(" ".join(table.card(c) for c in table.hand())))
-        words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+        words = exchange_words(rules)
         out.append("   choose: " + "  ".join(f"{i} {words[a]}" for i, a in enumerate(choices, 1)))
         return out
     number = {a: i for i, a in enumerate(numbered(sorted(legal)), 1)}
@@ -282,7 +243,7 @@ def _hint_line(table: HumanTable, probs: np.ndarray) -> RenderableType:
     (said once when every move has the same)."""
     rules = table.rules
     order = [int(a) for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
-    words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+    words = exchange_words(rules)
     why = {r.action: r.reason for r in table.reasons()}
     reasons = {why.get(a, "") for a in order}
     shared = reasons.pop() if len(reasons) == 1 else ""

@@ -2,8 +2,8 @@
 
 - :mod:`~spar_apps.web.lobby`: what a new game may be (variants, options, the
   opponents the server offers) and the bots of a game.
-- :mod:`~spar_apps.web.games`: the games by id, each a
-  :class:`~spar_apps.terminal.HumanTable` as ``spar play`` runs it, with its records.
+- :mod:`~spar_apps.web.game_store`: the games by id, each a
+  :class:`~spar_apps.table.HumanTable` as ``spar play`` runs it, with its records.
 - :mod:`~spar_apps.web.view`: one seat's view of a table as JSON, the only
   thing the page is sent.
 - :mod:`~spar_apps.web.limits`: body size, request rates and the number of games.

@@ -1,5 +1,6 @@
 """The web table's HTTP interface: a Starlette app over a :class:`~spar_apps.web.lobby.Lobby`
-and a :class:`~spar_apps.web.games.GameStore`.
+and a :class:`~spar_apps.web.game_store.GameStore`, whose handlers are the methods of one
+:class:`TableApp`.
 
 ==========================================  ======================================
 request                                     answer
@@ -54,7 +55,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from spar_apps.web.games import GameError, GameStore, WebGame
+from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
 from spar_apps.web.saved import GameFolder
@@ -89,7 +90,8 @@ def create_app(
     seed: int | None = None,
     folder: GameFolder | None = None,
 ) -> Starlette:
-    """The app: ``lobby`` says what games may be, ``limits`` how many and how fast.
+    """The app: ``lobby`` says what games may be, ``limits`` how many and how fast
+    (:class:`TableApp` answers its requests).
 
     Args:
         allowed_hosts: the Host headers answered (against DNS rebinding); all if None.
@@ -97,124 +99,139 @@ def create_app(
         folder: keeps every game on disk after each change, and takes up the unfinished
             ones of an earlier server on start (:mod:`spar_apps.web.saved`).
     """
-    limits = limits or Limits()
-    store = GameStore(limits.games, limits.ttl, folder=folder)
-    if seed is not None:
-        store.seed_with(seed)
-    restored = store.restore(lobby.setup)
-    workers = anyio.CapacityLimiter(limits.workers)
-    search_workers = anyio.CapacityLimiter(limits.search_workers)
+    return TableApp(lobby, limits or Limits(), seed=seed, folder=folder).starlette(allowed_hosts)
 
-    async def off_loop(work: Callable[[], T], searching: bool = False) -> T:
-        """``work`` (bots' moves, a view) on a worker thread, so that a slow bot delays only
-        the games of its pool (the searching bots have their own); refused (503) when too
-        many already wait for a worker."""
-        pool = search_workers if searching else workers
-        if pool.statistics().tasks_waiting >= limits.queue:
-            raise LimitError(
-                "the table is busy: too many bot moves are waiting; try again in a few seconds",
-                503,
-            )
-        return await anyio.to_thread.run_sync(work, limiter=pool)
 
-    def changed(game: WebGame) -> dict[str, Any]:
-        """After a change: keep the game on disk, and its view. A change is made before it is
-        saved, so a save that fails (a full disk) does not undo it: the game goes on in
-        memory, and the view's ``warning`` says a restart would lose it."""
-        view = game.view()
-        try:
-            store.save(game)
-        except OSError as e:
-            LOG.warning("spar serve: game %s not saved: %s", game.id, e)
-            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
-                               "but a restart of the server would lose it")  # fmt: skip
-        return view
+class TableApp:
+    """The web table's games, its pools of worker threads and its rate limits, with a method
+    for each request of the module docstring's table.
 
-    per_game = RateLimiter(limits.game_burst, limits.game_rate)
-    new_games = RateLimiter(limits.new_burst, limits.new_rate)
-    files = static_files()
+    Args:
+        lobby: what games may be.
+        limits: how many games, how fast, how many worker threads.
+        seed: fixes the deals of the games, in the order they are made.
+        folder: where the games are kept on disk (:mod:`spar_apps.web.saved`), if anywhere.
+    """
 
-    def game_of(request: Request) -> WebGame:
-        game_id = request.path_params["game"]
-        game = store.get(game_id)
-        per_game.take(game_id, "requests to this game")
-        return game
+    def __init__(
+        self,
+        lobby: Lobby,
+        limits: Limits,
+        *,
+        seed: int | None = None,
+        folder: GameFolder | None = None,
+    ) -> None:
+        self.lobby = lobby
+        self.limits = limits
+        self.store = GameStore(limits.games, limits.ttl, folder=folder)
+        if seed is not None:
+            self.store.seed_with(seed)
+        self.restored = self.store.restore(lobby.setup)  # games taken up from the folder
+        self.workers = anyio.CapacityLimiter(limits.workers)
+        self.search_workers = anyio.CapacityLimiter(limits.search_workers)
+        self.per_game = RateLimiter(limits.game_burst, limits.game_rate)
+        self.new_games = RateLimiter(limits.new_burst, limits.new_rate)
+        self.files = static_files()
 
-    async def page(request: Request) -> Response:
-        return _file(files, "index.html")
+    def starlette(self, allowed_hosts: list[str] | None = None) -> Starlette:
+        """The Starlette app of these handlers, behind the origin (and Host) checks."""
+        middleware = [Middleware(SameOrigin)]
+        if allowed_hosts is not None:
+            middleware.insert(0, Middleware(HostCheck, allowed_hosts=allowed_hosts))
+        app = Starlette(
+            routes=self.routes(),
+            middleware=middleware,
+            exception_handlers={
+                GameError: self.refused,
+                LimitError: self.refused,
+                FormError: self.refused,
+                HTTPException: self.refused,
+                Exception: self.fault,
+            },
+        )
+        app.state.store = self.store  # for tests and the benchmark: the games, by id
+        app.state.restored = self.restored  # games taken up from the folder on start
+        app.state.workers = self.workers  # the pool of bot moves (its statistics, for tests)
+        return app
 
-    async def static(request: Request) -> Response:
+    def routes(self) -> list[Route]:
+        return [
+            Route("/", self.page),
+            Route("/static/{name}", self.static),
+            Route(
+                "/favicon.ico", self.icon
+            ),  # for clients that ask without reading the page's link
+            Route("/api/offer", self.offer),
+            Route("/api/games", self.new_game, methods=["POST"]),
+            Route("/api/games/{game}", self.show),
+            Route("/api/games/{game}/move", self.move, methods=["POST"]),
+            Route("/api/games/{game}/next", self.next_hand, methods=["POST"]),
+            Route("/api/games/{game}/hint", self.hint),
+            Route("/api/games/{game}/records", self.records),
+        ]
+
+    # ----- the page ---------------------------------------------------------------------
+    async def page(self, request: Request) -> Response:
+        return _file(self.files, "index.html")
+
+    async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in files or name == "index.html":
+        if name not in self.files or name == "index.html":
             return _error(404, f"no such file: {name}")
-        return _file(files, name)
+        return _file(self.files, name)
 
-    async def icon(request: Request) -> Response:
-        return _file(files, "favicon.svg")
+    async def icon(self, request: Request) -> Response:
+        return _file(self.files, "favicon.svg")
 
-    async def offer(request: Request) -> Response:
-        return _json(lobby.offer())
+    async def offer(self, request: Request) -> Response:
+        return _json(self.lobby.offer())
 
-    async def new_game(request: Request) -> Response:
-        new_games.take(request.client.host if request.client else "?", "new games")
-        form = await read_json(request, limits.body_bytes)
-        game_id, seed = store.reserve()
+    # ----- the games --------------------------------------------------------------------
+    async def new_game(self, request: Request) -> Response:
+        self.new_games.take(request.client.host if request.client else "?", "new games")
+        form = await read_json(request, self.limits.body_bytes)
+        game_id, seed = self.store.reserve()
         try:
 
             def make() -> WebGame:  # the lobby may build an agent, and the bots move first
-                return WebGame(game_id, lobby.setup(form), seed, _object(form))
+                return WebGame(game_id, self.lobby.setup(form), seed, _object(form))
 
-            game = await off_loop(make, lobby.searching(form))
+            game = await self._off_loop(make, self.lobby.searching(form))
         except BaseException:
-            store.cancel()
+            self.store.cancel()
             raise
-        store.add(game)
+        self.store.add(game)
         async with game.busy:
-            return _json(await off_loop(lambda: changed(game), game.setup.searching), 201)
+            return _json(await self._off_loop(lambda: self._kept(game), game.setup.searching), 201)
 
-    async def show(request: Request) -> Response:
-        game = game_of(request)
+    async def show(self, request: Request) -> Response:
+        game = self._game(request)
         async with game.busy:
-            return _json(await off_loop(game.view, game.setup.searching))
+            return _json(await self._off_loop(game.view, game.setup.searching))
 
-    async def move(request: Request) -> Response:
-        game = game_of(request)
-        body = _object(await read_json(request, limits.body_bytes))
+    async def move(self, request: Request) -> Response:
+        """``{"move": "KD", "turn": 3}``: the person's move, then the view."""
+        return await self._change(request, _play)
+
+    async def next_hand(self, request: Request) -> Response:
+        """``{"turn": 4}``: the session's next hand, then the view."""
+        return await self._change(request, _deal)
+
+    async def hint(self, request: Request) -> Response:
+        game = self._game(request)
         async with game.busy:
-            start = time.perf_counter()
+            return _json(await self._off_loop(game.hint, game.setup.searching))
 
-            def play() -> dict[str, Any]:
-                game.move(body.get("move"), body.get("turn"))
-                return changed(game)
-
-            return _json(await off_loop(play, game.setup.searching), timed=start)
-
-    async def next_hand(request: Request) -> Response:
-        game = game_of(request)
-        body = _object(await read_json(request, limits.body_bytes))
-        async with game.busy:
-            start = time.perf_counter()
-
-            def deal() -> dict[str, Any]:
-                game.next_hand(body.get("turn"))
-                return changed(game)
-
-            return _json(await off_loop(deal, game.setup.searching), timed=start)
-
-    async def hint(request: Request) -> Response:
-        game = game_of(request)
-        async with game.busy:
-            return _json(await off_loop(game.hint, game.setup.searching))
-
-    async def records(request: Request) -> Response:
-        game = game_of(request)
+    async def records(self, request: Request) -> Response:
+        game = self._game(request)
         return Response(
             game.records_jsonl(),
             media_type="application/x-ndjson",
             headers={**HEADERS, "Content-Disposition": 'attachment; filename="spar-records.jsonl"'},
         )
 
-    async def refused(request: Request, exc: Exception) -> Response:
+    # ----- errors -----------------------------------------------------------------------
+    async def refused(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, GameError | LimitError):
             return _error(exc.status, str(exc))
         if isinstance(exc, FormError):
@@ -224,39 +241,66 @@ def create_app(
             return _error(404, f"not found: {request.url.path}")
         return _error(exc.status_code, exc.detail)
 
-    async def fault(request: Request, exc: Exception) -> Response:
+    async def fault(self, request: Request, exc: Exception) -> Response:
         LOG.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
         return _error(500, "the server failed on this request (its log says why)")
 
-    middleware = [Middleware(SameOrigin)]
-    if allowed_hosts is not None:
-        middleware.insert(0, Middleware(HostCheck, allowed_hosts=allowed_hosts))
-    app = Starlette(
-        routes=[
-            Route("/", page),
-            Route("/static/{name}", static),
-            Route("/favicon.ico", icon),  # for clients that ask without reading the page's link
-            Route("/api/offer", offer),
-            Route("/api/games", new_game, methods=["POST"]),
-            Route("/api/games/{game}", show),
-            Route("/api/games/{game}/move", move, methods=["POST"]),
-            Route("/api/games/{game}/next", next_hand, methods=["POST"]),
-            Route("/api/games/{game}/hint", hint),
-            Route("/api/games/{game}/records", records),
-        ],
-        middleware=middleware,
-        exception_handlers={
-            GameError: refused,
-            LimitError: refused,
-            FormError: refused,
-            HTTPException: refused,
-            Exception: fault,
-        },
-    )
-    app.state.store = store  # for tests and the benchmark: the games, by id
-    app.state.restored = restored  # games taken up from the folder on start
-    app.state.workers = workers  # the pool of bot moves (its statistics, for tests)
-    return app
+    # ----- helpers ----------------------------------------------------------------------
+    async def _change(
+        self, request: Request, change: Callable[[WebGame, dict[str, Any]], None]
+    ) -> Response:
+        """Apply ``change(game, body)`` to the request's game on a worker thread, one request
+        at a time, then keep the game and answer its view, timed (``Server-Timing``)."""
+        game = self._game(request)
+        body = _object(await read_json(request, self.limits.body_bytes))
+        async with game.busy:
+            start = time.perf_counter()
+
+            def work() -> dict[str, Any]:
+                change(game, body)
+                return self._kept(game)
+
+            return _json(await self._off_loop(work, game.setup.searching), timed=start)
+
+    def _game(self, request: Request) -> WebGame:
+        """The request's game, once its rate allows another request."""
+        game_id = request.path_params["game"]
+        game = self.store.get(game_id)
+        self.per_game.take(game_id, "requests to this game")
+        return game
+
+    def _kept(self, game: WebGame) -> dict[str, Any]:
+        """After a change: keep the game on disk, and its view. A change is made before it is
+        saved, so a save that fails (a full disk) does not undo it: the game goes on in
+        memory, and the view's ``warning`` says a restart would lose it."""
+        view = game.view()
+        try:
+            self.store.save(game)
+        except OSError as e:
+            LOG.warning("spar serve: game %s not saved: %s", game.id, e)
+            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
+                               "but a restart of the server would lose it")  # fmt: skip
+        return view
+
+    async def _off_loop(self, work: Callable[[], T], searching: bool = False) -> T:
+        """``work`` (bots' moves, a view) on a worker thread, so that a slow bot delays only
+        the games of its pool (the searching bots have their own); refused (503) when too
+        many already wait for a worker."""
+        pool = self.search_workers if searching else self.workers
+        if pool.statistics().tasks_waiting >= self.limits.queue:
+            raise LimitError(
+                "the table is busy: too many bot moves are waiting; try again in a few seconds",
+                503,
+            )
+        return await anyio.to_thread.run_sync(work, limiter=pool)
+
+
+def _play(game: WebGame, body: dict[str, Any]) -> None:
+    game.move(body.get("move"), body.get("turn"))
+
+
+def _deal(game: WebGame, body: dict[str, Any]) -> None:
+    game.next_hand(body.get("turn"))
 
 
 def _object(body: object) -> dict:

@@ -210,7 +210,7 @@ class Lobby:
         return dataclasses.replace(self._seat(rules, opponent), overrides=dict(overrides))
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
-        from spar_agents.registry.file_game import fallback_note
+        from spar_agents.registry.for_game import fallback_note
 
         note = None
         spec = self._choice(opponent, rules)
@@ -233,7 +233,7 @@ class Lobby:
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
-        from spar_agents.registry.file_game import first_that_plays
+        from spar_agents.registry.for_game import first_that_plays
 
         return first_that_plays(opponent.choices, rules, self._agent)
 
@@ -259,7 +259,7 @@ class Lobby:
     def warm(self) -> None:
         """Build the searching opponents for the default game and let each decide once, so
         that their compiled kernels are ready before a player's first move waits on them."""
-        from spar_apps.terminal.table import HumanTable
+        from spar_apps.table import HumanTable
 
         rules = make_rules("spar", **self.overrides)
         for opponent in self.opponents.values():

@@ -1,4 +1,4 @@
-"""What the page is sent: one seat's view of a :class:`~spar_apps.terminal.HumanTable`, as JSON.
+"""What the page is sent: one seat's view of a :class:`~spar_apps.table.HumanTable`, as JSON.
 
 :func:`table_view` is the only place the web table turns game state into a
 message, and it reads only what the person's seat may know while the hand
@@ -53,11 +53,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numpy as np
-
-from spar_apps.terminal.moves import numbered
-from spar_apps.terminal.screen import _session_goal, _session_result
-from spar_apps.terminal.table import HumanTable
+from spar_apps.table import HumanTable, exchange_words, numbered, session_goal, session_result
 from spar_env.explain import MoveReason, rules_sections, tagline, typing_examples
 from spar_env.rules import Ruleset
 
@@ -83,7 +79,7 @@ def table_view(
         "trick": min(int(state.trick[0]) + 1, rules.hand_size),
         "tricks": rules.hand_size,
         "phase": phase,
-        "goal": _session_goal(table),
+        "goal": session_goal(table),
         "direction": rules.direction,
         "hand": [
             {
@@ -104,7 +100,7 @@ def table_view(
         "events": list(table.events),
         "summary": _summary(table) if over else None,
         "session_over": table.session_over,
-        "session_result": _session_result(table) if table.session_over else None,
+        "session_result": session_result(table) if table.session_over else None,
         "records": records,
         "hint": hint,
         **rules_texts(rules),
@@ -123,16 +119,13 @@ def _codes(rules: Ruleset) -> tuple[str, ...]:
 
 def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any]:
     """A play as the person sees it: another seat's face-down card is a back (no card)."""
-    hidden = down and seat != table.seat
-    return {"card": None if hidden else _code(table, card), "down": down}
+    return {"card": _code(table, card) if table.sees(seat, down) else None, "down": down}
 
 
 def _choices(
     table: HumanTable, reasons: dict[int, MoveReason], number: dict[int, int]
 ) -> list[dict[str, Any]]:
     """Keep and exchange, each open (with its number) or closed, and why."""
-    rules = table.rules
-    words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
     return [
         {
             "action": word,
@@ -140,7 +133,7 @@ def _choices(
             "legal": reasons[action].legal,
             "reason": reasons[action].reason,
         }
-        for action, word in words.items()
+        for action, word in exchange_words(table.rules).items()
         if action in reasons
     ]
 
@@ -156,14 +149,12 @@ def rules_texts(rules: Ruleset) -> dict[str, Any]:
 
 
 def _current(table: HumanTable) -> dict[str, Any]:
-    state, rules = table.state, table.rules
+    state = table.state
     leader = int(state.leader[0])
-    cards, down = state.trick_cards[0], state.trick_down[0]
-    plays, seat = [], leader
-    for _ in range(rules.players):
-        if int(cards[seat]) >= 0:
-            plays.append({"seat": seat, **_shown(table, seat, int(cards[seat]), bool(down[seat]))})
-        seat = (seat + rules.sign) % rules.players
+    plays = [
+        {"seat": seat, **_shown(table, seat, card, down)}
+        for seat, card, down in table.trick_plays()
+    ]
     best = int(state.best_seat[0])
     winning = None if best < 0 else {"seat": best, "card": _code(table, state.best_card[0])}
     return {"leader": leader, "plays": plays, "winning": winning}
@@ -189,24 +180,15 @@ def _last_trick(table: HumanTable) -> dict[str, Any]:
 
 def _seats(table: HumanTable) -> list[dict[str, Any]]:
     """Each seat's panel: its plays in order (one pass over the history), counts and flags."""
-    state, rules, history = table.state, table.rules, table.history
-    n = rules.players
-    played: list[list[dict[str, Any]]] = [[] for _ in range(n)]
-    cards, seats, down = (
-        history.cards[0].tolist(),
-        history.seats[0].tolist(),
-        history.down[0].tolist(),
-    )
-    for i in range(int(history.count[0])):
-        played[seats[i]].append(_shown(table, seats[i], cards[i], down[i]))
+    state, rules = table.state, table.rules
+    plays, won = table.plays_by_seat(), table.tricks_won()
     hands, scores = state.hands[0].tolist(), state.scores[0].tolist()
-    won = np.bincount(state.trick_winner[0][state.trick_winner[0] >= 0], minlength=n).tolist()
     dealer, active = int(state.dealer[0]), int(state.active[0])
     return [
         {
             "seat": seat,
             "name": table.name(seat),
-            "played": played[seat],
+            "played": [_shown(table, seat, card, down) for card, down in plays[seat]],
             "held": int(hands[seat]).bit_count(),
             "tricks_won": won[seat],
             "score": table.score(scores[seat]),
@@ -214,14 +196,13 @@ def _seats(table: HumanTable) -> list[dict[str, Any]]:
             "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
             "sits_out": not active >> seat & 1,
         }
-        for seat in range(n)
+        for seat in range(rules.players)
     ]
 
 
 def _summary(table: HumanTable) -> dict[str, Any]:
     """The end of a hand, as the terminal's summary shows it: the result and the hands dealt."""
     state, rules = table.state, table.rules
-    dealt = [int(state.dealt[0, s]) for s in range(rules.players)]
     score = table.hand_score()
     return {
         "hand": int(state.hands_played[0]),
@@ -232,9 +213,7 @@ def _summary(table: HumanTable) -> dict[str, Any]:
         "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
         "points": int(state.points[0]),
         "payoffs": [int(p) for p in table.payoffs],
-        "dealt": [
-            [_code(table, c) for c in range(rules.num_card_ids) if bits >> c & 1] for bits in dealt
-        ],
+        "dealt": [[_code(table, c) for c in table.dealt(s)] for s in range(rules.players)],
         "exchanged": [
             bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
         ],

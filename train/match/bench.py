@@ -36,13 +36,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spar_agents import Agent, make_agent
+from spar_agents import Agent
+from spar_agents.registry import AgentSpec
 from spar_env.core import State, next_hand, reset, shuffle_decks, tables_for
 from spar_env.history import History, step_with_history
 from spar_env.rules import Ruleset
 from spar_train import tournament
 from spar_train.match.model import most_hands, require_match_end
-from spar_train.tournament import Progress, Seating, batches, check_request, seating
+from spar_train.tournament import (
+    Progress,
+    Seating,
+    batches,
+    build_players,
+    check_request,
+    seating,
+)
 from spar_train.tournament.hands import decide
 from spar_train.tournament.seating import DEAL_BLOCK
 from spar_train.tournament.stats import mean_ci
@@ -113,6 +121,8 @@ def play_matches(
     """
     require_match_end(rules)
     limit = most_hands(rules)
+    if limit is None:  # the bench refuses an open session before it plays
+        raise ValueError("a match bench needs a session end; an open session never ends")
     rotations = seats.rotations
     decks = MatchDecks(rules, seed, batch)
     agent_at = np.tile(seats.table, (batch.count, 1))
@@ -308,7 +318,7 @@ def summarise_matches(
 
 
 def run_match_bench(
-    lineup: Sequence[str],
+    lineup: Sequence[str | AgentSpec],
     rules: Ruleset,
     matches: int,
     seed: int = 0,
@@ -326,9 +336,9 @@ def run_match_bench(
     """
     check_request(matches, chunk, seed)
     require_match_end(rules)
-    seats = seating(lineup, rules.players)
-    ready = dict(agents or {})
-    players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]
+    texts = [str(spec) for spec in lineup]
+    seats = seating(texts, rules.players)
+    players = build_players(lineup, seats, rules, agents)
 
     def outcomes() -> Iterator[MatchOutcome]:
         for batch in batches(matches, chunk):
@@ -342,4 +352,4 @@ def run_match_bench(
             if progress is not None:
                 progress(batch.start + batch.count, matches)
 
-    return summarise_matches(lineup, rules, matches, seed, seats, outcomes())
+    return summarise_matches(texts, rules, matches, seed, seats, outcomes())

@@ -44,7 +44,8 @@ class TimeLimit(Hook):
     last anyway)."""
 
     def on_update(self, run: Run, update: Update) -> bool:
-        if not run.budget.out_of_time(update.began, update.collect_seconds, update.rollout.hands):
+        if not run.budget.out_of_time(update.began, update.collect_seconds,
+                                      update.rollout.decisions):  # fmt: skip
             return True
         run.result.stopped_early = True
         run.result.out_of_time = not update.final

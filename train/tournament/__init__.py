@@ -61,6 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spar_agents import Agent, make_agent
+from spar_agents.registry import AgentSpec
 from spar_env.rules import Ruleset
 from spar_train.tournament.hands import Outcome, play_batch
 from spar_train.tournament.seating import DEAL_BLOCK, Seating, draw_deals, seating
@@ -76,6 +77,7 @@ __all__ = [
     "Seating",
     "TournamentResult",
     "batches",
+    "build_players",
     "check_request",
     "draw_deals",
     "play_batch",
@@ -91,7 +93,7 @@ Progress = Callable[[float, int], None]  # (deals done, a running match as a fra
 
 
 def run_tournament(
-    lineup: Sequence[str],
+    lineup: Sequence[str | AgentSpec],
     rules: Ruleset,
     deals: int,
     seed: int = 0,
@@ -103,15 +105,16 @@ def run_tournament(
     """Play ``deals`` duplicate deals among the agents of ``lineup`` (module docstring).
 
     ``agents`` may give ready agents by name; the lineup's other entries are
-    built from their specs (a trainer evaluates its live policy this way).
+    built from their specs (a trainer evaluates its live policy this way), parsed
+    already where the lineup gives them so.
 
     Raises:
         ValueError: for a bad lineup, agent spec, count or seed, naming it.
     """
     check_request(deals, chunk, seed)
-    seats = seating(lineup, rules.players)
-    ready = dict(agents or {})
-    players = [ready[spec] if spec in ready else make_agent(spec, rules) for spec in seats.agents]
+    texts = [str(spec) for spec in lineup]
+    seats = seating(texts, rules.players)
+    players = build_players(lineup, seats, rules, agents)
 
     def outcomes() -> Iterator[Outcome]:
         for batch in batches(deals, chunk):
@@ -125,7 +128,22 @@ def run_tournament(
             if progress is not None:
                 progress(batch.start + batch.count, deals)
 
-    return summarise(lineup, rules, deals, seed, seats, outcomes())
+    return summarise(texts, rules, deals, seed, seats, outcomes())
+
+
+def build_players(
+    lineup: Sequence[str | AgentSpec],
+    seats: Seating,
+    rules: Ruleset,
+    agents: Mapping[str, Agent] | None = None,
+) -> list[Agent]:
+    """The agents of ``seats.agents``, in order: ready ones from ``agents`` (by spec), the
+    others built from their specs, each once (from the lineup's value, read already, when it
+    has the seating's text)."""
+    ready = dict(agents or {})
+    given = {str(spec): spec for spec in lineup}
+    return [ready[spec] if spec in ready else make_agent(given.get(spec, spec), rules)
+            for spec in seats.agents]  # fmt: skip
 
 
 def check_request(deals: int, chunk: int, seed: int) -> None:

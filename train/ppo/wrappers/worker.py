@@ -91,8 +91,13 @@ def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
     return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
 
 
-class WorkerDied(RuntimeError):
-    """The rollout process ended without answering."""
+class WorkerDied(ChildProcessError):
+    """The rollout process ended without answering, or failed: an ``OSError``, so that ``spar``
+    says it in one line; ``details`` holds the worker's traceback, where it failed."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
 
 
 def _put(conn: Connection, message: Any) -> None:
@@ -183,7 +188,8 @@ class ProcessWorker:
         except (EOFError, OSError):
             raise self._died() from None
         if status == "error":
-            raise WorkerDied(f"the rollout process failed:\n{value}")
+            last = value.strip().splitlines()[-1] if value.strip() else "no reason given"
+            raise WorkerDied(f"the rollout process failed: {last}", value)
         return value
 
     def _died(self) -> WorkerDied:

@@ -1,26 +1,33 @@
-"""The game of ``spar bench`` and ``spar play``: the options', or else the first learned agent's.
+"""The game a command plays (``spar bench``, ``spar play``): its options', or else the first
+learned agent's.
 
-When neither ``--variant`` nor ``--players`` is given, the game is the one
-that the first ``ppo:``, ``onnx:`` or ``cfr:`` agent of the lineup was made
-for (:mod:`spar_agents.registry.file_game`), with any ``--set`` on top, and one line says
-so. Given options win; an agent made for another game then refuses with the
-error that names both games.
+When neither ``--variant`` nor ``--players`` is given, the game is the one that the first
+``ppo:``, ``onnx:`` or ``cfr:`` agent of the lineup was made for
+(:attr:`spar_agents.registry.spec.AgentSpec.game`, read from the file's header), with any
+``--set`` on top, and one line says so. Given options win; an agent made for another game
+then refuses with the error that names both games.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from spar_apps.cli.overrides import rules_from_args, ruleset_overrides
 from spar_env.rules import Ruleset, make_rules
 
+if TYPE_CHECKING:  # the agents load on use: `spar --help` imports no agent
+    from spar_agents.registry.spec import AgentSpec
 
-def rules_from_lineup(args: argparse.Namespace, specs: Iterable[str]) -> tuple[Ruleset, str | None]:
+
+def rules_from_lineup(
+    args: argparse.Namespace, specs: Iterable[str | AgentSpec]
+) -> tuple[Ruleset, str | None]:
     """The ruleset of the command, and the note to print when it came from an agent."""
     if args.variant is not None or args.players is not None:
         return rules_from_args(args), None
-    from spar_agents.registry.file_game import lineup_game
+    from spar_agents.registry.spec import lineup_game
 
     found = lineup_game(specs)
     if found is None:

@@ -1,4 +1,5 @@
-"""One person at a table of bots: a session of hands on the core, with what each move did.
+"""One person at a table of bots: a session of hands on the core, with what each move did,
+and what the person's seat may see of it.
 
 A :class:`HumanTable` plays one game (a batch of one) of the core. The
 person's seat waits for :meth:`HumanTable.play`; every other seat is an agent
@@ -12,6 +13,10 @@ Deals come from their own generator and the bots' choices from another, so a
 seed fixes the deals whatever the bots and the person do. A finished hand
 gives its game record (:meth:`HumanTable.record`), in the format of
 :mod:`spar_env.records`.
+
+The screens read the table through its methods: :meth:`HumanTable.sees` hides another
+seat's face-down card, :meth:`HumanTable.trick_plays` and :meth:`HumanTable.plays_by_seat`
+give the plays, in order, to draw.
 """
 
 from __future__ import annotations
@@ -114,8 +119,43 @@ class HumanTable:
 
     def hand(self, seat: int | None = None) -> list[int]:
         """The cards a seat holds (the person's by default), by suit then rank high to low."""
-        bits = int(self.state.hands[0, self.seat if seat is None else seat])
-        return [c for c in range(self.rules.num_card_ids) if bits >> c & 1]
+        return self._cards(self.state.hands[0, self.seat if seat is None else seat])
+
+    def dealt(self, seat: int) -> list[int]:
+        """The cards a seat was dealt this hand (shown once the hand is over)."""
+        return self._cards(self.state.dealt[0, seat])
+
+    def sees(self, seat: int, down: bool) -> bool:
+        """Whether the person may see a card that ``seat`` played (``down``: face down):
+        another seat's face-down card is a back."""
+        return not down or seat == self.seat
+
+    def trick_plays(self) -> list[tuple[int, int, bool]]:
+        """The trick in progress as ``(seat, card, face down)``, from its leader round the table."""
+        state, rules = self.state, self.rules
+        cards, down = state.trick_cards[0], state.trick_down[0]
+        plays, seat = [], int(state.leader[0])
+        for _ in range(rules.players):
+            if int(cards[seat]) >= 0:
+                plays.append((seat, int(cards[seat]), bool(down[seat])))
+            seat = (seat + rules.sign) % rules.players
+        return plays
+
+    def plays_by_seat(self) -> list[list[tuple[int, bool]]]:
+        """Each seat's plays this hand, in order, as ``(card, face down)`` (one pass over the
+        history)."""
+        history = self.history
+        count = int(history.count[0])
+        seats, cards = history.seats[0, :count].tolist(), history.cards[0, :count].tolist()
+        plays: list[list[tuple[int, bool]]] = [[] for _ in range(self.rules.players)]
+        for seat, card, down in zip(seats, cards, history.down[0, :count].tolist(), strict=True):
+            plays[seat].append((card, down))
+        return plays
+
+    def tricks_won(self) -> list[int]:
+        """The tricks each seat has won this hand, by seat."""
+        winners = self.state.trick_winner[0]
+        return np.bincount(winners[winners >= 0], minlength=self.rules.players).tolist()
 
     def reasons(self) -> list[MoveReason]:
         """The person's actions with the rule that opens or closes each; none off turn."""
@@ -127,8 +167,8 @@ class HumanTable:
 
     def match_chances(self) -> list[float] | None:
         """Once a hand is over and the match goes on: each seat's chance to win the match
-        from here, were every seat an equal player (:mod:`spar_train.match.live`); else None."""
-        from spar_train.match.live import table_chances
+        from here, were every seat an equal player (:mod:`spar_train.match.table_chances`); else None."""
+        from spar_train.match.table_chances import table_chances
 
         if not self.hand_over or self.session_over:
             return None
@@ -206,6 +246,11 @@ class HumanTable:
         return self._writer.record(
             self.state, 0, self.history.cards[0], self.history.down[0], self.payoffs
         )
+
+    def _cards(self, bits: int | np.integer) -> list[int]:
+        """The card ids of a hand's bits, by suit then rank high to low."""
+        held = int(bits)
+        return [c for c in range(self.rules.num_card_ids) if held >> c & 1]
 
     def _step(self, action: int) -> None:
         state = self.state

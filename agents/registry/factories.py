@@ -1,4 +1,4 @@
-"""The table of agent factories by name, and the decorator that fills it: what
+"""The agent factories by name (:data:`AGENTS`), and the decorator that registers one: what
 :mod:`spar_agents.registry.builtin` registers into and :mod:`spar_agents.registry` builds agents from."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Playing a league's pair matches: here, one after another, or on Ray, a round at a time.
+"""Playing a league's pair matches (``spar league play``): here, one after another, or on Ray,
+a round at a time.
 
 A match is ``spar bench A B`` over its own seed's deals, played as one batch, so its result
 depends on the match alone: the same on Ray as here, and again after a restart.
@@ -13,7 +14,7 @@ from spar_agents import Agent, make_agent
 from spar_env.rules import Ruleset
 from spar_train.league.ratings import PairResult
 from spar_train.league.store import Match
-from spar_train.tournament import run_tournament
+from spar_train.tournament import Progress, run_tournament
 
 TASK_NAME = "spar-league"
 
@@ -23,7 +24,7 @@ def play_match(
     specs: tuple[str, str],
     match: Match,
     agents: dict[str, Agent] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> PairResult:
     """Play ``match`` between the agents of ``specs`` (its entrants ``a`` and ``b``)."""
     result = run_tournament(list(specs), rules, match.deals, match.seed, chunk=match.deals,
@@ -39,16 +40,16 @@ def play_here(
     matches: Sequence[Match],
     specs: Callable[[Match], tuple[str, str]],
     agents: dict[str, Agent],
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> Iterator[tuple[Match, PairResult]]:
     """Each match in turn, with the ready ``agents`` by spec; ``progress(n)`` hears each
     further ``n`` deals played as the match goes."""
     for match in matches:
         step = None
         if progress is not None:
-            told = [0]
+            told = [0.0]
 
-            def step(done: int, _total: int, told: list[int] = told) -> None:
+            def step(done: float, _total: int, told: list[float] = told) -> None:
                 progress(done - told[0])
                 told[0] = done
 

@@ -31,6 +31,11 @@ class Quit(Exception):
     """The person asked to leave the table."""
 
 
+def exchange_words(rules: Ruleset) -> dict[int, str]:
+    """The words for the two actions of the exchange, by action id: ``keep``, ``exchange``."""
+    return {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+
+
 def numbered(legal: list[int]) -> list[int]:
     """The actions a number chooses, in the order shown: by id (cards by suit, then rank)."""
     return sorted(legal)

@@ -1,9 +1,9 @@
-"""The games a web server is running: one :class:`~spar_apps.terminal.HumanTable` per game id.
+"""The games a web server is running, by id: each a :class:`~spar_apps.table.HumanTable`.
 
 A :class:`WebGame` is a session between the person (seat 0) and bots, run
-on the same table as ``spar play``: the bots move on the server, a move is
-read by the same :func:`~spar_apps.terminal.read_move` (a card code, a number,
-``k``/``e``), and every finished hand leaves its game record. Each move
+on the same table as ``spar play`` (:mod:`spar_apps.table`): the bots move on
+the server, a move is read by the same :func:`~spar_apps.table.read_move` (a
+card code, a number, ``k``/``e``), and every finished hand leaves its game record. Each move
 must echo the game's ``turn`` counter, so a repeated click or a second tab
 on the same game cannot play a card meant for a position that has passed.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from spar_apps.terminal import HumanTable, MoveError, Quit, read_move
+from spar_apps.table import HumanTable, MoveError, Quit, exchange_words, read_move
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
 from spar_apps.web.view import table_view
@@ -172,7 +172,7 @@ class WebGame:
             raise GameError("there is no move to hint at: the hand is over")
         probs = self.setup.hint.act(table.situation(), self._hint_rng).probs[0]
         rules = table.rules
-        words = {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+        words = exchange_words(rules)
         legal = table.legal()
         order = sorted(legal, key=lambda a: (-float(probs[a]), a))
         moves = [

@@ -1,0 +1,28 @@
+"""One person at a table of bots, whatever shows it: the terminal (``spar play``) and the web
+(``spar serve``) both run this table and read its moves and texts here.
+
+- :mod:`~spar_apps.table.human`: the session on the core, the bots' moves, a line for
+  each move, and what the person's seat may see (:class:`HumanTable`).
+- :mod:`~spar_apps.table.moves`: a typed line as a move, or a message saying why it is
+  not one (:func:`read_move`).
+- :mod:`~spar_apps.table.texts`: the session's texts: its goal, its result, the scores.
+
+Nothing here draws: the terminal's screen (:mod:`spar_apps.terminal.screen`) and the web's
+view (:mod:`spar_apps.web.view`) turn the same table into rich renderables and JSON.
+"""
+
+from spar_apps.table.human import HumanTable
+from spar_apps.table.moves import MoveError, Quit, exchange_words, numbered, read_move
+from spar_apps.table.texts import scores_line, session_goal, session_result
+
+__all__ = [
+    "HumanTable",
+    "MoveError",
+    "Quit",
+    "exchange_words",
+    "numbered",
+    "read_move",
+    "scores_line",
+    "session_goal",
+    "session_result",
+]
