@@ -464,3 +464,14 @@ def test_the_hint_comes_from_the_shipped_bot_that_plays_the_game() -> None:
     play_session(table_for(rules, seed=6), term, hint=_hint("", {1: "heuristic"}, rules))
     views = [s for s in term.shown if "your hand:" in s]
     assert views and all("hint, the bot's policy" in v for v in views)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_play_help_names_the_bot_it_seats(capsys, players: int) -> None:
+    from spar_apps.cli import main
+    from spar_apps.cli.play import _default_spec
+
+    assert main(["play", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    seated, _ = _default_spec(make_rules("spar", players=players))
+    assert f"{seated} in {players}-player spar" in shown

@@ -2,8 +2,10 @@
 
 You sit in one seat (--seat, 0 by default); every other seat is played by an
 agent spec (--opponents: one spec for every other seat, or one per other
-seat in seat order; by default the shipped universal bot onnx:universal in
-every game it covers, or heuristic for any other game). Without --variant and
+seat in seat order; by default the first shipped bot that plays the game, in
+the order onnx:spar2, onnx:match, onnx:universal, onnx:spar4, so onnx:spar2 in
+2-player spar, onnx:match in 4-player spar and onnx:universal in the other
+games it covers; heuristic in any other game). Without --variant and
 --players, the game is the one the first ppo:, onnx: or cfr: opponent was
 made for, and a line says so. Before
 each of your moves the table shows your hand with the legal cards numbered,
@@ -51,6 +53,8 @@ PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hi
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from spar_agents.shipped import default_bot_specs  # a file listing: no agent is built
+
     p = add_command(subparsers, "play", "play against bots in the terminal", __doc__)
     add_rules_arguments(p)
     p.add_argument(
@@ -58,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="AGENT",
         help="agent specs: one for every other seat, or one per other seat in seat order "
-        "(default: the shipped bot, onnx:universal)",
+        f"(default: the first shipped bot of {', '.join(default_bot_specs())} that plays "
+        f"the game, else {FALLBACK})",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, from 0")
     p.add_argument("--end", metavar="END", help="when the session ends: open, one_hand, hands:K, "
