@@ -50,6 +50,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from spar_env.atomic import atomic_output
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 MINUS = "\N{MINUS SIGN}"
@@ -276,9 +278,8 @@ def record(
         new["history"] = [*old.get("history", []), {k: old[k] for k in _MEASUREMENT if k in old}]
     entries[key] = new
     results.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    with atomic_output(path) as f:
+        f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return _entry(name, new)
 
 
