@@ -68,6 +68,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -163,11 +164,10 @@ class SearchAgent(PimcAgent):
         actions = lowest_bit_index(legal)  # right wherever there is a single legal action
         searched = np.flatnonzero(np.bitwise_count(legal) > 1)
         if searched.size:
-            games = situation.games[searched]
-            views = seat_views(Situation(situation.state, situation.history, games))
+            chosen = Situation(situation.state, situation.history, situation.games[searched])
             own = self._own_probs(situation, searched)
-            for i, game, view, p in zip(searched, games, views, own, strict=True):
-                values = self.search_values(view, _public(situation.state, int(game))) + p
+            for i, values, p in zip(searched, self.card_values(chosen), own, strict=True):
+                values = values + p
                 choices = [a for a in range(self.rules.num_card_ids) if int(legal[i]) >> a & 1]
                 actions[i] = max(choices, key=lambda a: (values[a], -a))
         probs = np.zeros((situation.size, self.rules.num_actions), dtype=np.float32)
@@ -181,9 +181,36 @@ class SearchAgent(PimcAgent):
         probs = self.policy(Situation(situation.state, situation.history, situation.games[rows]))
         return self.prior * probs[:, : self.rules.num_card_ids].astype(np.float64)
 
+    def card_values(self, situation: Situation) -> np.ndarray:
+        """``float64 [G, C]``: each legal card's mean value to the seat to move, over the
+        believed worlds, at each of the situation's decisions (-inf for an illegal card):
+        what :meth:`act` chooses from, before the policy's ``prior``.
+
+        With ``leaf=rollout`` and no time limit, the rollouts of every decision's worlds run
+        as one batch on the core, with one pass of the network a step for all of them (the
+        same values as :meth:`search_values` decision by decision, many times faster).
+        """
+        views = seat_views(situation)
+        values = np.full((len(views), self.rules.num_card_ids), -np.inf)
+        believed = [self._believed(view, _public(situation.state, int(game)))
+                    for game, view in zip(situation.games, views, strict=True)]  # fmt: skip
+        together = [i for i, b in enumerate(believed) if self._rolls_out(b)]
+        rolled = self._rollouts(
+            [(believed[i].states, believed[i].history, views[i].seat) for i in together]
+        )
+        for i, (per_world, legal) in zip(together, rolled, strict=True):
+            values[i] = _mean(per_world, legal, believed[i].counts)
+        for i in sorted(set(range(len(views))) - set(together)):
+            values[i] = self._valued(views[i], believed[i], time.perf_counter())
+        return values
+
     def search_values(self, view: SeatView, public: dict[str, np.ndarray]) -> np.ndarray:
         """``float64 [C]`` each legal card's mean value over the believed worlds (-inf if illegal)."""
         begin = time.perf_counter()
+        return self._valued(view, self._believed(view, public), begin)
+
+    def _believed(self, view: SeatView, public: dict[str, np.ndarray]) -> Believed:
+        """Steps 1 to 3: the worlds drawn, replayed, weighed and resampled."""
         rng = self._generator(view)
         pool = sample_worlds(view, self.worlds * self.candidates, rng)
         states, history, loglik = replay(self.rules, view, pool, public, self.policy)
@@ -194,15 +221,21 @@ class SearchAgent(PimcAgent):
         else:
             picks = rng.choice(pool.count, size=self.worlds, replace=pool.count < self.worlds)
         rows, counts = np.unique(picks, return_counts=True)
-        if self.leaf == "rollout" and states is not None and history is not None:
-            values, legal = self._rolled_out(
-                states.take(rows), history.take(rows), view.seat, begin
-            )
+        if states is None or history is None:
+            return Believed(pool.hands[rows], counts, None, None)
+        return Believed(pool.hands[rows], counts, states.take(rows), history.take(rows))
+
+    def _rolls_out(self, believed: Believed) -> bool:
+        """Whether a decision's worlds are rolled out with the others' (:meth:`card_values`)."""
+        return self.leaf == "rollout" and self.time_limit is None and believed.states is not None
+
+    def _valued(self, view: SeatView, believed: Believed, begin: float) -> np.ndarray:
+        """Step 4 for one decision: each legal card's mean value (-inf if illegal)."""
+        if self.leaf == "rollout" and believed.states is not None and believed.history is not None:
+            values, legal = self._rolled_out(believed.states, believed.history, view.seat, begin)
         else:
-            values, legal = self._solved(view, pool.hands[rows])
-        counts = counts[: values.shape[0]].astype(np.float64)  # a time limit may solve fewer
-        mean = (values * counts[:, None]).sum(axis=0) / counts.sum()
-        return np.where(legal, mean, -np.inf)
+            values, legal = self._solved(view, believed.hands)
+        return _mean(values, legal, believed.counts[: values.shape[0]])  # a time limit: fewer
 
     def _solved(self, view: SeatView, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``pimc``'s open-card values of every card in each world, and which cards are legal."""
@@ -217,40 +250,74 @@ class SearchAgent(PimcAgent):
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_rollouts` of every world at once; under a time limit, ``ROLLOUT_CHUNK``
         worlds at a time until the decision's time (from ``begin``) is spent (one chunk at least)."""
-        self.searched += 1
         if self.time_limit is None:
-            return self._rollouts(states, history, seat)
+            return self._rollouts([(states, history, seat)])[0]
         parts = []
         for start in range(0, states.batch_size, ROLLOUT_CHUNK):
             rows = np.arange(start, min(start + ROLLOUT_CHUNK, states.batch_size))
-            parts.append(self._rollouts(states.take(rows), history.take(rows), seat))
+            parts.append(self._rollouts([(states.take(rows), history.take(rows), seat)])[0])
             if time.perf_counter() - begin > self.time_limit:
                 break
         return np.concatenate([values for values, _ in parts]), parts[0][1]
 
     def _rollouts(
-        self, states: State, history: History, seat: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The payoff to ``seat`` of each legal card, then the policy's greedy play, per world."""
-        self.worlds_solved += states.batch_size
+        self, decisions: list[tuple[State, History, int]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each decision (its worlds' states and histories, and the seat to move): the
+        payoff to the seat of each legal card, then the policy's greedy play, per world, and
+        which cards are legal. Every decision's every world and card is one game of one batch."""
+        self.searched += len(decisions)
         c = self.rules.num_card_ids
-        legal_bits = int(states.legal[0])  # the seat's legal cards: the same in every world
-        cards = np.array([a for a in range(c) if legal_bits >> a & 1], dtype=np.int64)
-        w, k = states.batch_size, cards.shape[0]
-        copies = np.repeat(np.arange(w), k)
-        games, played = states.take(copies), history.take(copies)
-        payoff = step_with_history(games, np.tile(cards, w), played)[:, seat].astype(np.float64)
+        states, histories, seats, first, sizes, legal = [], [], [], [], [], []
+        for worlds, history, seat in decisions:
+            self.worlds_solved += worlds.batch_size
+            legal_bits = int(worlds.legal[0])  # the seat's legal cards: the same in every world
+            cards = np.array([a for a in range(c) if legal_bits >> a & 1], dtype=np.int64)
+            copies = np.repeat(np.arange(worlds.batch_size), cards.size)
+            states.append(worlds.take(copies))
+            histories.append(history.take(copies))
+            seats.append(np.full(copies.size, seat))
+            first.append(np.tile(cards, worlds.batch_size))
+            sizes.append((worlds.batch_size, cards))
+        if not decisions:
+            return []
+        games, played = State.concat(states), History.concat(histories)
+        seat_of, rows = np.concatenate(seats), np.arange(games.batch_size)
+        payoff = step_with_history(games, np.concatenate(first), played)[rows, seat_of]
+        payoff = payoff.astype(np.float64)
         while not games.terminated.all():
             live = np.flatnonzero(~games.terminated)
             probs = self.policy(Situation(games, played, live))
             actions = np.zeros(games.batch_size, dtype=np.int64)
             actions[live] = probs.argmax(axis=1)
-            payoff += step_with_history(games, actions, played, check=False)[:, seat]
-        values = np.zeros((w, c))
-        values[:, cards] = payoff.reshape(w, k)
-        legal = np.zeros(c, dtype=bool)
-        legal[cards] = True
-        return values, legal
+            payoff += step_with_history(games, actions, played, check=False)[rows, seat_of]
+        out, start = [], 0
+        for w, cards in sizes:
+            values = np.zeros((w, c))
+            values[:, cards] = payoff[start : start + w * cards.size].reshape(w, cards.size)
+            start += w * cards.size
+            legal = np.zeros(c, dtype=bool)
+            legal[cards] = True
+            out.append((values, legal))
+        return out
+
+
+@dataclass(frozen=True)
+class Believed:
+    """A decision's believed worlds (steps 1 to 3): their hands, how many times each was drawn,
+    and, where the hand could be replayed, their states and histories now."""
+
+    hands: np.ndarray  # uint64 [W, N] the worlds' hands
+    counts: np.ndarray  # int64 [W] draws of each world
+    states: State | None
+    history: History | None
+
+
+def _mean(values: np.ndarray, legal: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``float64 [C]``: each legal card's value over the worlds, weighted by their draws."""
+    weights = counts.astype(np.float64)
+    mean = (values * weights[:, None]).sum(axis=0) / weights.sum()
+    return np.where(legal, mean, -np.inf)
 
 
 def tempered(loglik: np.ndarray, belief: float, ess: float) -> float:

@@ -16,6 +16,8 @@ keeps a history steps the batch with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
@@ -48,6 +50,16 @@ class History:
         out = object.__new__(History)
         out.cards, out.seats = self.cards[games], self.seats[games]
         out.down, out.count = self.down[games], self.count[games]
+        out._pending = np.zeros(out.count.shape[0], dtype=bool)
+        out._recorded = False
+        return out
+
+    @staticmethod
+    def concat(histories: Sequence[History]) -> History:
+        """The plays of several batches, one after another (matches :meth:`State.concat`)."""
+        out = object.__new__(History)
+        for name in ("cards", "seats", "down", "count"):
+            setattr(out, name, np.concatenate([getattr(h, name) for h in histories]))
         out._pending = np.zeros(out.count.shape[0], dtype=bool)
         out._recorded = False
         return out

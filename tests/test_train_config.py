@@ -4,6 +4,7 @@ key or value is refused before training with a message that names it."""
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,10 @@ def test_the_default_config_file_is_the_built_in_default() -> None:
     path = default_config_path()
     assert path == ROOT / "configs" / "ppo_spar4.toml"
     assert load_config(path) == Config()
+    listed = tomllib.loads(path.read_text())  # every key, with its value
+    for section, values in Config().to_dict().items():
+        if isinstance(values, dict):
+            assert set(listed[section]) == set(values), section
 
 
 def test_overrides_and_the_written_config_round_trip(tmp_path: Path) -> None:

@@ -66,6 +66,7 @@ def check(c: Config) -> None:
     _check_eval(c)
     _check_warmstart(c)
     _check_ray(c)
+    _check_search(c)
 
 
 def _check_rollout(c: Config) -> None:
@@ -280,3 +281,31 @@ def _check_solver(c: Config) -> None:
         v.target_nash_conv >= 0, "solver.target_nash_conv", "0 (never) or more", v.target_nash_conv
     )
     _require(v.eval_every >= 1, "solver.eval_every", "at least 1", v.eval_every)
+
+
+def _check_search(c: Config) -> None:
+    """``[search]``: search in the loop (spar_train.ppo.sources.search)."""
+    s = c.search
+    _require(s.games >= 0, "search.games", "0 (no search) or more", s.games)
+    _require(s.worlds >= 1, "search.worlds", "at least 1", s.worlds)
+    _require(s.candidates >= 1, "search.candidates", "at least 1", s.candidates)
+    _require(s.temperature > 0, "search.temperature", "above 0", s.temperature)
+    _require(s.buffer >= 0, "search.buffer", "0 or more", s.buffer)
+    _require(s.policy_coef >= 0, "search.policy_coef", "0 or more", s.policy_coef)
+    _require(s.value_coef >= 0, "search.value_coef", "0 or more", s.value_coef)
+    _require(s.epochs >= 1, "search.epochs", "at least 1", s.epochs)
+    _require(s.minibatch_size >= 1, "search.minibatch_size", "at least 1", s.minibatch_size)
+    _require(s.league_every >= 0, "search.league_every", "0 (never) or more", s.league_every)
+    if s.games == 0:
+        return
+    _require(c.ppo.reward == "hand", "ppo.reward",
+             '"hand" with search.games (search values a card by the hand\'s payoff)',
+             c.ppo.reward)  # fmt: skip
+    from spar_agents.search import check_rules
+    from spar_train.ppo.games import mix_games
+
+    for game in mix_games(c):
+        try:
+            check_rules(game.rules)
+        except ValueError as e:
+            raise ConfigError(f"search.games: {game.name}: {e}") from None

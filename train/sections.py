@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, get_type_hints
 
+from spar_agents.ppo.improve import ImproveSettings
 from spar_agents.ppo.update import PPOSettings
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ ALGORITHMS = ("ppo", "cfr", "lp", "mccfr")
 SOLVERS = ("cfr", "cfr+", "dcfr", "pcfr+")
 # The sections each algorithm reads; any other is an error.
 SECTIONS_OF = {
-    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart", "ray"),
+    "ppo": ("run", "game", "rollout", "ppo", "model", "pool", "eval", "warmstart", "ray", "search"),
     "cfr": ("run", "game", "solver"),
     "lp": ("run", "game"),
     "mccfr": ("run", "game", "mccfr"),
@@ -152,6 +153,29 @@ class WarmStartSection:
     epochs: int = 1  # passes over each batch (more: a closer copy of a slow teacher's few hands)
 
 
+_IMPROVE = ImproveSettings()  # the home of the search update's defaults (agents/ppo/improve.py)
+
+
+@dataclass(frozen=True)
+class SearchSection:
+    # Search in the loop (spar_train.ppo.sources.search): each update, search over the current
+    # network values every card at the decisions of `games` self-play games, and the network
+    # learns search's improved policy and value (spar_agents.ppo.improve). 0: plain PPO.
+    games: int = 0
+    worlds: int = 16  # worlds search values each decision in (the search agent's worlds)
+    candidates: int = 4  # worlds sampled per world valued, before the belief resamples them
+    temperature: float = 0.1  # tau of the improved policy pi * exp(Q / tau), in reward units
+    buffer: int = 0  # searched decisions kept and learned from again (0: each update's own)
+    policy_coef: float = _IMPROVE.policy_coef  # the improved policy's cross-entropy weight
+    value_coef: float = _IMPROVE.value_coef  # the improved value's squared-error weight
+    epochs: int = _IMPROVE.epochs  # passes over the kept searched decisions each update
+    minibatch_size: int = _IMPROVE.minibatch_size
+    ppo: bool = True  # also PPO's update on the rollout (false: search's targets alone)
+    # Every this many updates the network is kept in the run's iterations/ folder and joins
+    # the run's league (runs/NAME/league), so the climb is a table (0: never)
+    league_every: int = 0
+
+
 @dataclass(frozen=True)
 class RaySection:
     enabled: bool = False  # collect the rollouts on Ray actors (also: spar train --ray)
@@ -194,6 +218,7 @@ class Config:
     eval: EvalSection = field(default_factory=EvalSection)
     warmstart: WarmStartSection = field(default_factory=WarmStartSection)
     ray: RaySection = field(default_factory=RaySection)
+    search: SearchSection = field(default_factory=SearchSection)
     solver: SolverSection = field(default_factory=SolverSection)
     mccfr: MCCFRSection = field(default_factory=MCCFRSection)
 

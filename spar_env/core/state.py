@@ -10,6 +10,7 @@ relative to the observer. Compiled kernels read the same arrays through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from operator import attrgetter
@@ -127,6 +128,16 @@ class State:
             f.name: getattr(self, f.name)[games].copy() for f in fields(self) if f.name != "tables"
         }
         return State(tables=self.tables, **kw)
+
+    @staticmethod
+    def concat(states: Sequence[State]) -> State:
+        """The games of several batches of one ruleset, one after another, as one batch."""
+        kw = {
+            f.name: np.concatenate([getattr(s, f.name) for s in states])
+            for f in fields(State)
+            if f.name != "tables"
+        }
+        return State(tables=states[0].tables, **kw)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The state's arrays in field order."""

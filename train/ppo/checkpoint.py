@@ -74,6 +74,20 @@ def save_run(run: Run) -> None:
         old.unlink()
 
 
+def save_policy(run: Run, folder: Path) -> Path:
+    """The network as it is now, alone (what ``ppo:FILE`` plays), in ``folder`` under the
+    update's name; the file's path. Never dropped: a league may name it."""
+    path = folder / checkpoint_name(run.counters.update)
+    payload = {
+        "game": run.mix.signature,
+        "model": model_spec(run.config.model.hidden, run.model),
+        "weights": to_cpu(run.model.state_dict()),
+        "config": run.config.to_dict(),
+    }
+    write_checkpoint(path, payload, run.run_dir)
+    return path
+
+
 def restore_run(saved: dict[str, Any], run: Run) -> None:
     """Put a checkpoint back into the run's pieces, after checking it is of the run's games."""
     run.mix.check_checkpoint(saved, run.config)

@@ -11,6 +11,8 @@ hook                     after an update
 :class:`Evaluation`      every ``eval.every``, and after the last update: the greedy
                          policy on fixed deals (and ``eval.exact``'s exploitability)
 :class:`Checkpoints`     every ``run.checkpoint_every``, and after the last update
+:class:`Iterations`      every ``search.league_every``: the network is kept in
+                         ``iterations/`` and joins the run's league (``league/``)
 :class:`ProgressReport`  the live figures, to ``report`` (before the run: its device)
 :class:`StopAfter`       after ``stop_after`` updates of this call: a checkpoint, stop
 =======================  ==========================================================
@@ -22,10 +24,13 @@ from __future__ import annotations
 
 from spar_agents.ppo.device import describe_device
 from spar_train.hooks import Hook
-from spar_train.ppo.checkpoint import save_run
+from spar_train.ppo.checkpoint import save_policy, save_run
 from spar_train.ppo.evaluation import log_exploitability
 from spar_train.ppo.parts import Run, Update
 from spar_train.progress import Progress, Reporter
+
+ITERATIONS_DIR = "iterations"  # the run's networks, one file every search.league_every updates
+LEAGUE_DIR = "league"  # the league they join
 
 
 class Snapshots(Hook):
@@ -81,6 +86,31 @@ class Checkpoints(Hook):
         return True
 
 
+class Iterations(Hook):
+    """Every ``search.league_every`` updates, the network as it is is kept in the run's
+    ``iterations/`` folder and joins the league in ``league/`` (started with the warm start's
+    bot, the network the run began from, where there is one), so that ``spar league play``
+    rates the climb. Search in the loop sets it; any PPO run may."""
+
+    def on_start(self, run: Run) -> None:
+        actor = run.config.warmstart.actor
+        if run.config.search.league_every and actor and not run.resumed:
+            from spar_train.league import add_entrants
+
+            spec = f"onnx:{actor}"
+            add_entrants(run.run_dir / LEAGUE_DIR, [spec], run.mix.home, run.config.run.seed)
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        every = run.config.search.league_every
+        if every and update.step % every == 0:
+            from spar_train.league import add_entrants
+
+            file = save_policy(run, run.run_dir / ITERATIONS_DIR)
+            add_entrants(run.run_dir / LEAGUE_DIR, [f"ppo:{file}"], run.mix.home,
+                         run.config.run.seed)  # fmt: skip
+        return True
+
+
 class ProgressReport(Hook):
     """Tells ``report`` where the learner runs (a GPU), then each update's live figures
     (:class:`~spar_train.progress.Progress`: the progress bar of ``spar train``)."""
@@ -125,7 +155,7 @@ class StopAfter(Hook):
 
 def standard_hooks(report: Reporter | None, stop_after: int | None) -> list[Hook]:
     """The hooks of a run (module docstring), in order."""
-    hooks: list[Hook] = [Snapshots(), TimeLimit(), Evaluation(), Checkpoints()]
+    hooks: list[Hook] = [Snapshots(), TimeLimit(), Evaluation(), Checkpoints(), Iterations()]
     if report is not None:
         hooks.append(ProgressReport(report))
     if stop_after is not None:

@@ -5,7 +5,9 @@
 over each trajectory (:func:`to_batch`), the clipped PPO update of
 :func:`spar_agents.ppo.update.ppo_update` (pulled toward the magnet with ``ppo.magnet_coef``),
 the magnet's step toward the learner, and a stop with a clear message if the update diverged
-(:mod:`spar_train.ppo.divergence`). It counts the update and says what it did in an
+(:mod:`spar_train.ppo.divergence`). With search in the loop, the rollout's search targets are
+learned too (:func:`spar_agents.ppo.improve.improve_update`, after PPO's update, or alone with
+``search.ppo = false``). It counts the update and says what it did in an
 :class:`~spar_train.ppo.parts.Update`.
 """
 
@@ -17,6 +19,7 @@ from dataclasses import fields
 import numpy as np
 import torch
 
+from spar_agents.ppo.improve import ImproveSettings, improve_update
 from spar_agents.ppo.update import Batch, PPOSettings, gae, move_magnet, ppo_update
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
@@ -33,8 +36,14 @@ def learn(run: Run, rollout: Rollout, started: float) -> Update:
     for group in run.optimizer.param_groups:
         group["lr"] = lr
     collected = time.perf_counter()
-    batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda, config.ppo.train_forced)
-    stats = ppo_update(run.model, run.optimizer, batch, run.settings, run.rng, run.magnet)
+    stats: dict[str, float] = {}
+    if rollout.search is None or config.search.ppo:
+        batch = to_batch(rollout, config.ppo.gamma, config.ppo.gae_lambda,
+                         config.ppo.train_forced)  # fmt: skip
+        stats = ppo_update(run.model, run.optimizer, batch, run.settings, run.rng, run.magnet)
+    if rollout.search is not None:  # search in the loop (spar_train.ppo.sources.search)
+        stats |= improve_update(run.model, run.optimizer, rollout.search,
+                                improve_settings(config), run.rng)  # fmt: skip
     if run.magnet is not None:
         move_magnet(run.magnet, run.model, config.ppo.magnet_rate)
     check_finite(run.model, stats, f"update {counters.update + 1}", run.run_dir,
@@ -87,6 +96,13 @@ def to_batch(rollout: Rollout, gamma: float, lam: float, train_forced: bool) -> 
         returns=torch.from_numpy(returns[t, p]),
         extra=None if rollout.extra is None else torch.from_numpy(rollout.extra[keep]),
     )
+
+
+def improve_settings(config: Config) -> ImproveSettings:
+    """How the network learns search's targets, from ``[search]`` (and ``ppo.max_grad_norm``)."""
+    s = config.search
+    return ImproveSettings(s.policy_coef, s.value_coef, s.epochs, s.minibatch_size,
+                           config.ppo.max_grad_norm)  # fmt: skip
 
 
 def ppo_settings(config: Config) -> PPOSettings:

@@ -84,7 +84,20 @@ def make_source(
     """Where the run's games are played: here (:class:`~spar_train.ppo.sources.mix.MixSource`,
     drawing from the run's generator), or by a wrapper around that source: in a worker process
     beside the update (``rollout.overlap``) or on Ray actors (``[ray] enabled``), each worker
-    drawing from its own generator."""
+    drawing from its own generator; with ``search.games``, wrapped by
+    :class:`~spar_train.ppo.sources.search.SearchSource`."""
+    source = _played_where(config, mix, rng, place)
+    if config.search.games > 0:  # search in the loop: search's targets beside each rollout
+        from spar_train.ppo.sources.search import SearchSource
+
+        return SearchSource(source, mix, config, rng)
+    return source
+
+
+def _played_where(
+    config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
+) -> RolloutSource:
+    """The run's own games' source: here, in a worker process or on Ray (:func:`make_source`)."""
     if config.rollout.overlap:
         from spar_train.ppo.wrappers.overlap import overlap_source
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from spar_agents.base import Agent
+from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
 from spar_train.ppo.games import MixGame
 from spar_train.ppo.sources.pools import MixPool
@@ -116,6 +117,7 @@ class Rollout:
     hands: int  # hands played (games x hands per game)
     num_actions: int
     seconds: dict[str, float]  # where the time went: learner, opponents, game (core + history)
+    search: SearchTargets | None = None  # what search found beside it (sources.search)
 
     @property
     def decisions(self) -> int:

@@ -1,0 +1,161 @@
+"""Search in the loop: the improved targets by hand, the update toward them, search's values
+batched over decisions, a tiny run's tags, exact resume and league, and the exact
+exploitability on micro going down."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from test_worlds import random_situation
+
+from spar_agents import make_agent
+from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_agents.ppo.improve import (
+    FLOOR,
+    ImproveSettings,
+    SearchTargets,
+    improve_update,
+    improved_policy,
+    targets_of,
+)
+from spar_agents.ppo.network import ActorCritic
+from spar_agents.search import SearchAgent, _public, policy_of
+from spar_agents.worlds import seat_views
+from spar_env import make_rules
+from spar_train.config import ConfigError, check, load_config
+from spar_train.curves import read_scalars
+from spar_train.ppo import train
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "ppo_tiny.toml"
+SEARCHED = ["search.games=4", "search.worlds=4", "search.candidates=2", "search.buffer=64"]
+MICRO = ['game.variant="micro"', "eval.exact=true", 'eval.opponents=["random"]',
+         "eval.deals=20", 'warmstart.imitate=""', "pool.mix={ self = 1.0 }"]  # fmt: skip
+
+
+def test_the_improved_policy_and_value_of_a_hand_made_decision() -> None:
+    """Three legal cards (the fourth action illegal), worked by hand with tau = 1:
+    pi' is proportional to 0.5 e^1, 0.25 e^0 and FLOOR e^2 (the network never plays the third,
+    so it keeps the floor's prior)."""
+    prior = np.array([[0.5, 0.5, 0.0, 0.0]])
+    values = np.array([[1.0, 0.0, 2.0, 99.0]])  # the illegal action's value is never read
+    mask = np.array([[True, True, True, False]])
+    weights = np.array([0.5 * math.e, 0.5, FLOOR * math.e**2])
+    want = weights / weights.sum()
+    probs, value, gain = targets_of(prior, values, mask, 1.0)
+    np.testing.assert_allclose(probs[0], [*want, 0.0], rtol=1e-6)
+    assert value[0] == pytest.approx(want @ [1.0, 0.0, 2.0], rel=1e-6)
+    assert gain[0] == pytest.approx(value[0] - 0.5, rel=1e-6)  # the network's own: 0.5*1 + 0.5*0
+    cold = improved_policy(prior, values, mask, 0.01)
+    assert cold[0].argmax() == 2 and cold[0, 2] > 0.99  # a small tau follows search's best card
+    hot = improved_policy(prior, values, mask, 1e6)
+    np.testing.assert_allclose(hot[0, :2], [0.5 / (1 + FLOOR), 0.5 / (1 + FLOOR)], rtol=1e-4)
+    with pytest.raises(ValueError, match="temperature must be above 0"):
+        improved_policy(prior, values, mask, 0.0)
+    with pytest.raises(ValueError, match="no legal action"):
+        improved_policy(prior, values, np.zeros_like(mask), 1.0)
+
+
+def test_the_update_moves_the_network_toward_the_targets() -> None:
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    model = ActorCritic(np.ones(12), 5, (32,))
+    kinds = rng.integers(0, 8, 256)  # eight positions, each with its own targets
+    obs = rng.integers(0, 2, (8, 12)).astype(np.uint8)[kinds]
+    mask = (rng.random((8, 5)) < 0.7)[kinds]
+    mask[:, 0] = True
+    wanted = improved_policy(np.full((256, 5), 0.2), rng.normal(size=(8, 5))[kinds], mask, 0.3)
+    values = rng.normal(size=8).astype(np.float32)[kinds]
+    targets = SearchTargets(obs, mask, wanted, values, np.zeros(256, np.float32), None)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    settings = ImproveSettings(epochs=4, minibatch_size=64)
+    first = improve_update(model, optimizer, targets, settings, rng)
+    for _ in range(10):
+        last = improve_update(model, optimizer, targets, settings, rng)
+    assert last["search_kl"] < 0.5 * first["search_kl"]
+    assert last["search_value_loss"] < first["search_value_loss"]
+    assert first["search_decisions"] == 256
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_search_values_many_decisions_at_once_as_one_at_a_time(players: int) -> None:
+    """:meth:`SearchAgent.card_values` rolls every decision's worlds out in one batch; each
+    decision's values are those of :meth:`SearchAgent.search_values` on its own."""
+    rules = make_rules("spar", players=players)
+    policy = policy_of(make_agent("onnx:universal", rules), "onnx:universal")
+    agent = SearchAgent(rules, policy, worlds=8, candidates=2, prior=0.0, seed=3)
+    situation = random_situation(rules, 12, np.random.default_rng(players))
+    together = agent.card_values(situation)
+    for i, view in enumerate(seat_views(situation)):
+        alone = agent.search_values(view, _public(situation.state, int(situation.games[i])))
+        np.testing.assert_allclose(together[i], alone, atol=1e-9)
+        assert np.isfinite(together[i]).sum() == bin(int(situation.legal[i])).count("1")
+
+
+def test_a_tiny_run_logs_search_resumes_exactly_and_its_iterations_join_its_league(
+    tmp_path: Path,
+) -> None:
+    sets = [*SEARCHED, "search.league_every=2", "run.updates=4", "run.checkpoint_every=1",
+            'warmstart.actor="universal"', 'game.mix=[{ variant = "spar", players = 2 }]',
+            "model.hidden=[256, 256]", "eval.every=4"]  # fmt: skip
+    config = load_config(TINY, sets)
+    whole = train(config, tmp_path / "a")
+    tags = read_scalars(whole.run_dir)
+    for tag in ("losses/search_kl", "losses/search_policy_loss", "losses/search_value_loss",
+                "losses/search_gain", "losses/search_agreement", "time/search_seconds"):  # fmt: skip
+        assert list(tags[tag][0]) == [1, 2, 3, 4], tag
+    assert tags["losses/search_decisions"][1][-1] == 64  # the buffer, full
+    league = json.loads((whole.run_dir / "league" / "league.json").read_text())
+    iterations = [f"ppo:{whole.run_dir}/iterations/update_00000{k}.pt" for k in (2, 4)]
+    assert league["entrants"] == ["onnx:universal", *iterations]
+    make_agent(iterations[-1], make_rules("spar", players=2))  # each one a playable agent
+
+    train(config, tmp_path / "b", stop_after=3)
+    resumed = train(config, tmp_path / "b", resume=True)
+    a = load_checkpoint(whole.run_dir / "checkpoints" / "update_000004.pt")
+    b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000004.pt")
+    for key, tensor in a["weights"].items():
+        assert torch.equal(tensor, b["weights"][key]), key
+    for key, tensor in a["games"]["search_buffer"].items():
+        assert torch.equal(tensor, b["games"]["search_buffer"][key]), key
+
+
+def test_on_micro_the_loop_s_exact_exploitability_goes_down(tmp_path: Path) -> None:
+    """Search's targets alone (no PPO update): the network learns only what search found over
+    it, round after round, and its exact exploitability falls."""
+    config = load_config(TINY, [*MICRO, "run.updates=40", "eval.every=10", "rollout.games=256",
+                                "ppo.lr=1e-3", 'ppo.lr_schedule="constant"', "search.games=64",
+                                "search.ppo=false"])  # fmt: skip
+    run = train(config, tmp_path)
+    scalars = read_scalars(run.run_dir)
+    curve = list(scalars["eval/exploitability"][1])
+    assert len(curve) == 4
+    assert curve[-1] < 0.5 * curve[0], curve
+    assert "losses/policy_loss" not in scalars  # no PPO update ran
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["search.temperature=0"], r"^search\.temperature: must be above 0"),
+        (["search.games=-1"], r"^search\.games: must be 0 \(no search\) or more"),
+        (["search.worlds=0"], r"^search\.worlds: must be at least 1"),
+        (
+            ["search.games=4", 'ppo.reward="match"'],
+            r'^ppo\.reward: must be "hand" with search\.games',
+        ),
+        (
+            ["search.games=4", "game.options={ weak_hand_exchange = true }"],
+            r"^search\.games: spar2_weak_hand_exchange_true: search: rulesets with the weak-hand",
+        ),
+        (["search.worlds=100000"], r"^search\.worlds: at most 65,536"),
+    ],
+)
+def test_what_search_cannot_do_is_refused_naming_the_key(overrides, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check(load_config(TINY, overrides))
