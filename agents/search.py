@@ -86,6 +86,7 @@ from spar_env.rules import Ruleset
 FLOOR = 1e-3  # the least likelihood a play may add to a world's weight (see step 2)
 LEAVES = ("solve", "rollout")
 ROLLOUT_CHUNK = 8  # worlds rolled out at once under a time limit (all at once without one)
+POLICY_ROWS = 256  # rows a forward pass of the rollouts: larger batches spill the caches
 
 
 class Policy:
@@ -287,9 +288,10 @@ class SearchAgent(PimcAgent):
         payoff = payoff.astype(np.float64)
         while not games.terminated.all():
             live = np.flatnonzero(~games.terminated)
-            probs = self.policy(Situation(games, played, live))
             actions = np.zeros(games.batch_size, dtype=np.int64)
-            actions[live] = probs.argmax(axis=1)
+            for start in range(0, live.size, POLICY_ROWS):
+                part = live[start : start + POLICY_ROWS]
+                actions[part] = self.policy(Situation(games, played, part)).argmax(axis=1)
             payoff += step_with_history(games, actions, played, check=False)[rows, seat_of]
         out, start = [], 0
         for w, cards in sizes:
