@@ -189,12 +189,12 @@ class WebGame:
         return self._not_reviewable(DEFAULT_LANGUAGE) is None
 
     def _not_reviewable(self, language: Language) -> str | None:
-        """Why the hands cannot be reviewed, or None: the review needs a bot with
-        probabilities (its model of the seats), and its search refuses the exchange."""
-        if self.setup.hint is None:
-            return say("review.unavailable", language)
+        """Why the hands cannot be reviewed, or None: the review's search refuses the
+        exchange, and needs a bot with probabilities (its model of the seats)."""
         if self.setup.rules.weak_hand_exchange:
             return say("review.exchange", language)
+        if self.setup.hint is None:
+            return say("review.unavailable", language)
         return None
 
     def review(self, language: Language) -> dict[str, Any]:
