@@ -202,11 +202,12 @@ class SearchAgent(PimcAgent):
         believed = [self._believed(view, _public(situation.state, int(game)))
                     for game, view in zip(situation.games, views, strict=True)]  # fmt: skip
         out: list[CardEstimates | None] = [None] * len(views)
-        together = [i for i, b in enumerate(believed) if self._rolls_out(b)]
-        rolled = self._rollouts(
-            [(believed[i].states, believed[i].history, views[i].seat) for i in together]
-        )
-        for i, (per_world, legal, ends) in zip(together, rolled, strict=True):
+        together, decisions = [], []
+        for i, b in enumerate(believed):
+            if self._rolls_out(b) and b.states is not None and b.history is not None:
+                together.append(i)
+                decisions.append((b.states, b.history, views[i].seat))
+        for i, (per_world, legal, ends) in zip(together, self._rollouts(decisions), strict=True):
             out[i] = CardEstimates(per_world, believed[i].counts, legal, ends)
         for i in sorted(set(range(len(views))) - set(together)):
             out[i] = self._valued(views[i], believed[i], time.perf_counter())
@@ -281,7 +282,7 @@ class SearchAgent(PimcAgent):
         card is one game of one batch."""
         self.searched += len(decisions)
         c = self.rules.num_card_ids
-        states, histories, seats, first, sizes, legal = [], [], [], [], [], []
+        states, histories, seats, first, sizes = [], [], [], [], []
         for worlds, history, seat in decisions:
             self.worlds_solved += worlds.batch_size
             legal_bits = int(worlds.legal[0])  # the seat's legal cards: the same in every world

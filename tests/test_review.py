@@ -277,3 +277,36 @@ def test_the_manuals_review_commands_run_and_print_what_it_shows(tmp_path: Path)
     wanted = shown.rstrip("\n").splitlines()
     start = printed.index(wanted[0])
     assert printed[start : start + len(wanted)] == wanted
+
+
+@pytest.mark.parametrize("end", ["target:4", "stones:4", "hands:3", "open"])
+def test_a_tables_second_hand_is_reviewed_with_the_match_as_it_stood_at_its_deal(end) -> None:
+    from spar_apps.table import HumanTable
+    from spar_apps.table.review import review_table_hand
+    from spar_train.match.table_chances import table_chances
+
+    rules = make_rules("spar", players=3, end=end)
+    bot = make_agent("onnx:universal", rules)
+    rng = np.random.default_rng
+    table = HumanTable(rules, 0, {1: bot, 2: bot}, rng([5, 0]), rng([5, 1]))
+    for hand in range(2):
+        table.advance()
+        while not table.hand_over:
+            table.play(table.legal()[-1])
+            table.advance()
+        if hand == 0:
+            assert not table.session_over  # no first hand of seed 5 ends these sessions
+            table.next_hand()
+    scores, stones, played = table.at_deal
+    assert played == 1 and sum(scores) > 0  # the first hand's points count at the second's deal
+    review = review_table_hand(table, reviewer(rules, bot, "onnx:universal", worlds=16))
+    if end == "open":
+        assert review.chance_before is None
+        assert all(c.chance is None for d in review.decisions for c in d.cards)
+        return
+    kept = stones if end.startswith("stones") else None
+    at_deal = table_chances(rules, scores, int(table.state.dealer[0]), stones=kept,
+                            hands_played=1)  # fmt: skip
+    assert review.chance_before == pytest.approx(at_deal[0])
+    chances = [c.chance for d in review.decisions if not d.forced for c in d.cards]
+    assert chances and all(0 <= c <= 1 for c in chances)

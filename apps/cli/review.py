@@ -26,8 +26,10 @@ import json
 import sys
 from typing import Any
 
-from spar_apps.cli.arguments import add_command, positive_int, positive_int_at_most, seed
-from spar_env.limits import MAX_WORLDS
+from spar_apps.cli.arguments import add_command, positive_int_at_most, seed
+from spar_env.limits import MAX_DEALS, MAX_SESSION_END, MAX_WORLDS
+
+MAX_SEATS = 64  # seats are the bits of a 64-bit set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers, "review", "review a seat's decisions in recorded hands, by search", __doc__
     )
     p.add_argument("file", help="a .jsonl file of game records, or - for stdin")
-    p.add_argument("--seat", type=int, default=0, help="the seat whose decisions are reviewed")
-    p.add_argument("--hand", type=positive_int, metavar="K",
+    p.add_argument("--seat", type=_seat, default=0, help="the seat whose decisions are reviewed")
+    p.add_argument("--hand", type=positive_int_at_most(MAX_DEALS, "records"), metavar="K",
                    help="review only the K-th record of the file (default: every one)")  # fmt: skip
     p.add_argument(
         "--bot",
@@ -52,11 +54,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scores", metavar="S0,S1,...",
                    help="every seat's session score when the hand was dealt: adds the match "
                    "chances")  # fmt: skip
-    p.add_argument("--played", type=int, default=0, metavar="H",
+    p.add_argument("--played", type=_played, default=0, metavar="H",
                    help="hands played before it, with --scores in a hands:K session")  # fmt: skip
     p.add_argument("--lang", choices=LANGUAGES, help="the language (default: the locale's)")
     p.add_argument("--json", action="store_true", help="print each review as one JSON line")
     p.set_defaults(func=run)
+
+
+def _seat(text: str) -> int:
+    """An argparse type: a seat number, from 0."""
+    return _whole_below(text, MAX_SEATS, "a seat")
+
+
+def _played(text: str) -> int:
+    """An argparse type: hands played before the hand, from 0."""
+    return _whole_below(text, MAX_SESSION_END + 1, "hands played")
+
+
+def _whole_below(text: str, limit: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        shown = text if len(text) <= 20 else f"{text[:20]}..."
+        raise argparse.ArgumentTypeError(f"{what} is a whole number; got {shown!r}") from None
+    if not 0 <= value < limit:
+        raise argparse.ArgumentTypeError(f"{what} is a whole number from 0 to {limit - 1}; "
+                                         f"got {value if abs(value) < 10**12 else 'more'}")  # fmt: skip
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,19 +90,21 @@ def run(args: argparse.Namespace) -> int:
 
     language = args.lang or language_of_locale()
     if args.file == "-":
-        return _review_lines(bounded_lines(getattr(sys.stdin, "buffer", sys.stdin)),
-                             "stdin", args, language)  # fmt: skip
+        stream, name = getattr(sys.stdin, "buffer", sys.stdin), "stdin"
+    else:
+        try:  # only opening may fail as "cannot read"
+            stream, name = open(args.file, "rb"), args.file  # noqa: SIM115
+        except OSError as e:
+            print(f"spar review: error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+            return 2
     try:
-        stream = open(args.file, "rb")  # noqa: SIM115 (only opening may fail as "cannot read")
-    except OSError as e:
-        print(f"spar review: error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return 2
-    with stream:
-        try:
-            return _review_lines(bounded_lines(stream), args.file, args, language)
-        except LimitError as e:
-            print(f"spar review: error: {args.file}: {e}", file=sys.stderr)
-            return 1
+        return _review_lines(bounded_lines(stream), name, args, language)
+    except LimitError as e:  # a line longer than any record
+        print(f"spar review: error: {name}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if args.file != "-":
+            stream.close()
 
 
 def _review_lines(lines, name: str, args: argparse.Namespace, language: str) -> int:
@@ -185,7 +211,7 @@ def _show(console, texts: dict[str, Any], where: str, as_json: bool) -> None:
 
     from spar_apps.terminal.review_screen import review_head, trick_view
 
-    console.print(Text(where, style="dim"))
+    console.print(Text(where, style="dim"), soft_wrap=True)  # a path: never cut
     console.print(review_head(texts))
     for index in range(len(texts["tricks"])):
         console.print(trick_view(texts, index))

@@ -113,7 +113,6 @@ class HandReview:
     rules: Ruleset
     seat: int
     dealer: int
-    hands: list[list[int]]  # as dealt, by seat
     tricks: list[TrickReview]
     result: dict[str, Any]  # the replay's result (winner, points, payoffs, ...)
     worlds: int  # worlds the search values each decision in
@@ -150,8 +149,9 @@ def review_hand(
         ValueError: for a seat not at the table, a ruleset the search does not take or was
             not made for, or a match state that does not fit the ruleset.
     """
+    parsed = parse_record(record)  # a RecordError for anything but a well-formed record
+    assert isinstance(record, dict)  # (parse_record refuses anything else)
     result = replay(record)  # every rule checked, before anything is searched
-    parsed = parse_record(record)
     rules = parsed.rules
     check_rules(rules)
     if search.rules != rules:
@@ -181,7 +181,6 @@ def review_hand(
         rules=rules,
         seat=seat,
         dealer=parsed.dealer,
-        hands=parsed.hands,
         tricks=_tricks(rules, parsed, result, decisions),
         result=result,
         worlds=search.worlds,
@@ -308,7 +307,7 @@ def _seats_in_order(rules: Ruleset, parsed: ParsedRecord, result: dict[str, Any]
     """The seat of every play: each trick from its leader round the table."""
     n, sign = rules.players, rules.sign
     leader = (parsed.dealer + sign) % n
-    seats = []
+    seats: list[int] = []
     for t in range(rules.hand_size):
         seats.extend((leader + sign * k) % n for k in range(n))
         leader = int(result["tricks"][t])

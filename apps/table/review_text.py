@@ -1,5 +1,6 @@
 """A :class:`~spar_apps.table.review.HandReview` in words and numbers, in one language: what the
-terminal draws, the web page shows and ``spar review --json`` prints, from one function.
+terminal draws, the web page shows and ``spar review --json`` prints, from one function (strict
+JSON: a figure that does not exist, such as the spread of a single draw, is ``null``).
 
 :func:`review_texts` gives plain JSON: the hand trick by trick, every play (another seat's
 face-down card as ``null``, as the table showed it), and at each of the seat's decisions
@@ -26,6 +27,7 @@ from spar_apps.table.review_reasons import Reason
 from spar_env.envs.render import BACK
 from spar_env.rules import Ruleset
 from spar_env.rules.cards import SUIT_SYMBOLS
+from spar_env.strict_json import finite
 
 LABELS = ("col_card", "col_bot", "col_value", "col_chance", "mark_played", "mark_best",
           "prev", "next", "close")  # fmt: skip
@@ -81,21 +83,23 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
     if review.chance_before is not None:
         before = percent(review.chance_before, language)
         notes.append(say("review.note.match", language, before=before))
-    return {
-        "variant": rules.variant,
-        "players": rules.players,
-        "seat": review.seat,
-        "language": language,
-        "title": say("review.title", language),
-        "summary": summary,
-        "notes": notes,
-        "mistakes": len(mistakes),
-        "cost": review.cost,
-        "match": review.chance_before is not None,
-        "labels": {name: say(f"review.{name.replace('_', '.')}", language) for name in LABELS},
-        "result": review.result,
-        "tricks": [_trick(review, trick, language) for trick in review.tricks],
-    }
+    return finite(
+        {
+            "variant": rules.variant,
+            "players": rules.players,
+            "seat": review.seat,
+            "language": language,
+            "title": say("review.title", language),
+            "summary": summary,
+            "notes": notes,
+            "mistakes": len(mistakes),
+            "cost": review.cost,
+            "match": review.chance_before is not None,
+            "labels": {name: say(f"review.{name.replace('_', '.')}", language) for name in LABELS},
+            "result": review.result,
+            "tricks": [_trick(review, trick, language) for trick in review.tricks],
+        }
+    )  # strict JSON: a figure the search has not (the spread of one draw) is null
 
 
 def _trick(review: HandReview, trick: TrickReview, language: Language) -> dict[str, Any]:
