@@ -310,3 +310,13 @@ def test_a_tables_second_hand_is_reviewed_with_the_match_as_it_stood_at_its_deal
     assert review.chance_before == pytest.approx(at_deal[0])
     chances = [c.chance for d in review.decisions if not d.forced for c in d.cards]
     assert chances and all(0 <= c <= 1 for c in chances)
+
+
+def test_a_card_worth_exactly_the_best_is_the_best(search) -> None:
+    """At trick 1 every club is worth the same (seat 0 wins with any): K♣ led is no mistake,
+    and the review names it best rather than A♣, the search's pick among equals."""
+    record = {**BLUNDER, "plays": ["KC", "10D", "AC", *BLUNDER["plays"][3:]]}
+    first = review_hand(record, 0, search).decisions[0]
+    assert first.value(C("KC")).value == first.value(C("AC")).value
+    assert first.best == first.played == C("KC") and first.gap == 0 and not first.mistake
+    assert first.cards[0].card == C("KC")  # the best first

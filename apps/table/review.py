@@ -14,7 +14,8 @@ questions a player asks afterwards:
   and, where a match is on, the seat's chance to win the match after the hand, each world's
   end of the hand read through the table's match chances
   (:func:`spar_train.match.table_chances.table_chances`);
-- which card was best (the highest mean payoff, as the search with no ``prior`` plays), and
+- which card was best (the highest mean payoff, as the search with no ``prior`` plays it;
+  among cards worth exactly as much, the one played), and
   whether the card played was a **mistake**: worth less than the best by more than
   :data:`MISTAKE_MARGIN` points *and* by more than :data:`MISTAKE_Z` standard errors of the
   gap (paired world by world). A gap inside the search's own noise is not called a mistake.
@@ -269,13 +270,13 @@ def _decision(
     mean, stderr = estimates.mean, estimates.stderr
     won = None if chances is None or estimates.ends is None else chances.of(estimates.ends)
     chance = None if won is None else estimates.average(won)
-    best = max(legal, key=lambda c: (mean[c], -c))
+    best = max(legal, key=lambda c: (mean[c], c == played, -c))  # among equals, the card played
     gap, gap_stderr = estimates.gap(best, played)
     mistake = gap > MISTAKE_MARGIN and gap > MISTAKE_Z * gap_stderr
     cards = [
         CardValue(c, float(probs[c]), float(mean[c]), float(stderr[c]),
                   None if chance is None else float(chance[c]))
-        for c in sorted(legal, key=lambda c: (-mean[c], c))
+        for c in sorted(legal, key=lambda c: (c != best, -mean[c], c))
     ]  # fmt: skip
     chance_gap = None if chance is None else float(chance[best] - chance[played])
     reasons = reasons_for(one, best, played, forced=False)
