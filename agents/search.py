@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from spar_agents.base import Decision, Situation
+from spar_agents.card_estimates import CardEstimates, HandEnds
 from spar_agents.pimc import PimcAgent, play_position
 from spar_agents.worlds import SeatView, Worlds, sample_worlds, seat_views
 from spar_env import core
@@ -191,24 +192,32 @@ class SearchAgent(PimcAgent):
         as one batch on the core, with one pass of the network a step for all of them (the
         same values as :meth:`search_values` decision by decision, many times faster).
         """
+        means = [e.mean for e in self.card_estimates(situation)]
+        return np.stack(means) if means else np.zeros((0, self.rules.num_card_ids))
+
+    def card_estimates(self, situation: Situation) -> list[CardEstimates]:
+        """Each decision's legal cards valued in every believed world (:meth:`card_values`
+        is their means): the values world by world, with their standard errors, and with
+        ``leaf=rollout`` how the hand ended after each card (:mod:`spar_agents.card_estimates`)."""
         views = seat_views(situation)
-        values = np.full((len(views), self.rules.num_card_ids), -np.inf)
         believed = [self._believed(view, _public(situation.state, int(game)))
                     for game, view in zip(situation.games, views, strict=True)]  # fmt: skip
-        together = [i for i, b in enumerate(believed) if self._rolls_out(b)]
-        rolled = self._rollouts(
-            [(believed[i].states, believed[i].history, views[i].seat) for i in together]
-        )
-        for i, (per_world, legal) in zip(together, rolled, strict=True):
-            values[i] = _mean(per_world, legal, believed[i].counts)
+        out: list[CardEstimates | None] = [None] * len(views)
+        together, decisions = [], []
+        for i, b in enumerate(believed):
+            if self._rolls_out(b) and b.states is not None and b.history is not None:
+                together.append(i)
+                decisions.append((b.states, b.history, views[i].seat))
+        for i, (per_world, legal, ends) in zip(together, self._rollouts(decisions), strict=True):
+            out[i] = CardEstimates(per_world, believed[i].counts, legal, ends)
         for i in sorted(set(range(len(views))) - set(together)):
-            values[i] = self._valued(views[i], believed[i], time.perf_counter())
-        return values
+            out[i] = self._valued(views[i], believed[i], time.perf_counter())
+        return [e for e in out if e is not None]
 
     def search_values(self, view: SeatView, public: dict[str, np.ndarray]) -> np.ndarray:
         """``float64 [C]`` each legal card's mean value over the believed worlds (-inf if illegal)."""
         begin = time.perf_counter()
-        return self._valued(view, self._believed(view, public), begin)
+        return self._valued(view, self._believed(view, public), begin).mean
 
     def _believed(self, view: SeatView, public: dict[str, np.ndarray]) -> Believed:
         """Steps 1 to 3: the worlds drawn, replayed, weighed and resampled."""
@@ -230,13 +239,16 @@ class SearchAgent(PimcAgent):
         """Whether a decision's worlds are rolled out with the others' (:meth:`card_values`)."""
         return self.leaf == "rollout" and self.time_limit is None and believed.states is not None
 
-    def _valued(self, view: SeatView, believed: Believed, begin: float) -> np.ndarray:
-        """Step 4 for one decision: each legal card's mean value (-inf if illegal)."""
+    def _valued(self, view: SeatView, believed: Believed, begin: float) -> CardEstimates:
+        """Step 4 for one decision: each legal card in each world (fewer under a time limit)."""
+        ends = None
         if self.leaf == "rollout" and believed.states is not None and believed.history is not None:
-            values, legal = self._rolled_out(believed.states, believed.history, view.seat, begin)
+            values, legal, ends = self._rolled_out(
+                believed.states, believed.history, view.seat, begin
+            )
         else:
             values, legal = self._solved(view, believed.hands)
-        return _mean(values, legal, believed.counts[: values.shape[0]])  # a time limit: fewer
+        return CardEstimates(values, believed.counts[: values.shape[0]], legal, ends)
 
     def _solved(self, view: SeatView, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``pimc``'s open-card values of every card in each world, and which cards are legal."""
@@ -248,9 +260,10 @@ class SearchAgent(PimcAgent):
 
     def _rolled_out(
         self, states: State, history: History, seat: int, begin: float
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, HandEnds | None]:
         """:meth:`_rollouts` of every world at once; under a time limit, ``ROLLOUT_CHUNK``
-        worlds at a time until the decision's time (from ``begin``) is spent (one chunk at least)."""
+        worlds at a time until the decision's time (from ``begin``) is spent (one chunk at
+        least), and then no hand ends."""
         if self.time_limit is None:
             return self._rollouts([(states, history, seat)])[0]
         parts = []
@@ -259,17 +272,18 @@ class SearchAgent(PimcAgent):
             parts.append(self._rollouts([(states.take(rows), history.take(rows), seat)])[0])
             if time.perf_counter() - begin > self.time_limit:
                 break
-        return np.concatenate([values for values, _ in parts]), parts[0][1]
+        return np.concatenate([values for values, _, _ in parts]), parts[0][1], None
 
     def _rollouts(
         self, decisions: list[tuple[State, History, int]]
-    ) -> list[tuple[np.ndarray, np.ndarray]]:
+    ) -> list[tuple[np.ndarray, np.ndarray, HandEnds]]:
         """For each decision (its worlds' states and histories, and the seat to move): the
-        payoff to the seat of each legal card, then the policy's greedy play, per world, and
-        which cards are legal. Every decision's every world and card is one game of one batch."""
+        payoff to the seat of each legal card, then the policy's greedy play, per world, which
+        cards are legal, and how each of those hands ended. Every decision's every world and
+        card is one game of one batch."""
         self.searched += len(decisions)
         c = self.rules.num_card_ids
-        states, histories, seats, first, sizes, legal = [], [], [], [], [], []
+        states, histories, seats, first, sizes = [], [], [], [], []
         for worlds, history, seat in decisions:
             self.worlds_solved += worlds.batch_size
             legal_bits = int(worlds.legal[0])  # the seat's legal cards: the same in every world
@@ -295,12 +309,13 @@ class SearchAgent(PimcAgent):
             payoff += step_with_history(games, actions, played, check=False)[rows, seat_of]
         out, start = [], 0
         for w, cards in sizes:
+            rows = np.arange(start, start + w * cards.size)
             values = np.zeros((w, c))
-            values[:, cards] = payoff[start : start + w * cards.size].reshape(w, cards.size)
+            values[:, cards] = payoff[rows].reshape(w, cards.size)
             start += w * cards.size
             legal = np.zeros(c, dtype=bool)
             legal[cards] = True
-            out.append((values, legal))
+            out.append((values, legal, HandEnds.of(games.take(rows), w, cards, c)))
         return out
 
 
@@ -313,13 +328,6 @@ class Believed:
     counts: np.ndarray  # int64 [W] draws of each world
     states: State | None
     history: History | None
-
-
-def _mean(values: np.ndarray, legal: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``float64 [C]``: each legal card's value over the worlds, weighted by their draws."""
-    weights = counts.astype(np.float64)
-    mean = (values * weights[:, None]).sum(axis=0) / weights.sum()
-    return np.where(legal, mean, -np.inf)
 
 
 def tempered(loglik: np.ndarray, belief: float, ess: float) -> float:

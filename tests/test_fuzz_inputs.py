@@ -144,6 +144,7 @@ WORK = [
     "spar_agents.export.writer.export_checkpoint",
     "spar_apps.cli.record.record_hands",
     "spar_apps.cli.speed.measure",
+    "spar_apps.cli.review._review_lines",
 ]
 # Each command as it would run, but for the flag fuzzed (LEAGUE and RUN are filled in).
 COMMANDS = {
@@ -159,6 +160,7 @@ COMMANDS = {
     "export": ["export", "RUN"],
     "record": ["record"],
     "speed": ["speed"],
+    "review": ["review", "RECORDS"],
 }
 # Flags that need another to mean anything.
 WITH = {("equity", "--dealer"): ["--scores", "0,0,0,0"], ("bench", "--chunk"): [],
@@ -194,7 +196,9 @@ FLAGS = _numeric_flags()
 def places(tiny_run: Path, tmp_path_factory) -> dict[str, str]:
     league = tmp_path_factory.mktemp("league") / "lg"
     assert main(["league", "add", str(league), "random", "low", "--players", "2"]) == 0
-    return {"LEAGUE": str(league), "RUN": str(tiny_run)}
+    records = tmp_path_factory.mktemp("records") / "games.jsonl"
+    assert main(["record", "--players", "2", "--hands", "1", "--out", str(records)]) == 0
+    return {"LEAGUE": str(league), "RUN": str(tiny_run), "RECORDS": str(records)}
 
 
 def test_every_command_with_numeric_flags_is_fuzzed() -> None:

@@ -314,11 +314,11 @@ def test_the_hint_shows_the_bots_probabilities() -> None:
 
 
 # ----- the real command in a pseudo-terminal -----------------------------------------
-def spawn(*args: str, **kwargs) -> pexpect.spawn:
+def spawn(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
     child = pexpect.spawn(
         str(SPAR),
         ["play", *args],
-        env=ENV,
+        env={**ENV, **(env or {})},
         encoding="utf-8",
         timeout=60,
         dimensions=(50, 120),
@@ -367,13 +367,64 @@ def test_spar_play_in_a_terminal_plays_a_whole_session(tmp_path: Path) -> None:
             assert re.search(r"why \d+ points?: trick 5 won with", view)  # the score, explained
             assert "pays " in view and " from " in view  # each payoff, explained
             child.sendline("")
-        elif index == 2:
+        elif index == 2:  # the session's last hand: v would review it, Enter goes on
             hands += 1
+            child.sendline("")
             break
     assert hands == 2 and refused
     assert finish(child) == 0
     records = [json.loads(line) for line in games.read_text().splitlines()]
     assert len(records) == 2 and all(replay(r)["points"] >= 1 for r in records)
+
+
+def test_spar_play_reviews_the_hand_just_played_with_the_v_key() -> None:
+    """v at the end of a hand: the review, a trick at a time (Enter: the next trick, q: back to
+    the table); then the next hand. The review speaks the locale's language."""
+    child = spawn("--opponents", "random", "--players", "2", "--set", "end=hands:2",
+                  "--seed", "21", env={"LANG": "en_GB.UTF-8", "LC_ALL": ""})  # fmt: skip
+    for _ in range(SPAR4.hand_size):
+        child.expect("your card: ")
+        child.sendline("1")
+    child.expect("Enter for the next hand, v to review it, q to leave: ")
+    child.sendline("v")
+    child.expect("Review of the hand")
+    child.expect(r"(\d+ mistakes? in 5 decisions, costing [\d.]+ points|no mistake in 5 decisions)")
+    child.expect("the bot onnx:spar2 playing every")  # the shipped bot models the seats
+    verdicts = ["was the search's best card", "not a mistake: ", "mistake: ", "only legal card"]
+    for trick in range(1, SPAR4.hand_size + 1):
+        child.expect(f"trick {trick} of 5: ")
+        child.expect("you played ")
+        child.expect(verdicts)
+        if trick < SPAR4.hand_size:
+            child.expect("Enter: next trick, q: back to the table")
+            child.sendline("")
+    child.expect("Enter for the next hand, v to review it")  # back at the end of the hand
+    child.sendline("v")
+    child.expect("trick 1 of 5")
+    child.expect("Enter: next trick")
+    child.sendline("q")  # leaves the review, not the table
+    child.expect("Enter for the next hand, v to review it")
+    child.sendline("")
+    child.expect("your card: ")  # the next hand
+    child.sendline("q")
+    child.expect("final scores")
+    assert finish(child) == 0
+    french = spawn("--opponents", "random", "--players", "2", "--set", "end=one_hand",
+                   "--seed", "21", env={"LANG": "fr_FR.UTF-8", "LC_ALL": ""})  # fmt: skip
+    for _ in range(SPAR4.hand_size):
+        french.expect("your card: ")
+        french.sendline("1")
+    french.expect("v pour revoir la donne, Entrée pour voir les scores finaux")
+    french.sendline("v")
+    french.expect("Revue de la donne")
+    french.expect("pli 1 sur 5 : ")
+    french.expect("vous avez joué ")
+    french.expect("Entrée : pli suivant")
+    french.sendline("q")
+    french.expect("v pour revoir la donne")
+    french.sendline("")
+    french.expect("final scores")
+    assert finish(french) == 0
 
 
 def test_spar_play_in_a_terminal_leaves_on_ctrl_c_and_keeps_the_finished_hands(

@@ -48,6 +48,7 @@ JSON_RUNS = {
                  "--json")],
     "league show": [("league", "show", "LEAGUE", "--json")],
     "speed": [("speed", "--batch", "1", "--seconds", "0.01", "--json")],
+    "review": [("review", "RECORDS", "--worlds", "1", "--json")],  # one draw: no spread, null
 }  # fmt: skip
 
 
@@ -82,9 +83,12 @@ def test_every_json_output_is_strict_json(
         assert cli(capsys, "league", "add", "lg", "heuristic", "random")[0] == 0
         assert cli(capsys, "league", "play", "lg", "--deals", "2", "--match", "2")[0] == 0
         argv = tuple("lg" if a == "LEAGUE" else a for a in argv)
+    if "RECORDS" in argv:  # a hand to review
+        assert cli(capsys, "record", "--players", "2", "--hands", "1", "--out", "g.jsonl")[0] == 0
+        argv = tuple("g.jsonl" if a == "RECORDS" else a for a in argv)
     status, out, err = cli(capsys, *argv)
     assert status == 0, err
-    texts = out.splitlines() if argv[0] == "speed" else [out]  # speed prints JSON lines
+    texts = out.splitlines() if argv[0] in ("speed", "review") else [out]  # JSON lines
     for text in texts:
         strict_loads(text)
     for path in tmp_path.glob("runs/*/*.json"):  # exploit.json, the run's own result

@@ -331,3 +331,66 @@ def test_a_whole_hand_against_search_the_strongest_bot(browser):
                                    timeout=6 * WAIT)  # fmt: skip
         assert "search" in page.inner_text("#lineup")
         assert page.locator("#dealt tbody tr").count() == 3
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_the_review_after_a_hand_steps_through_its_tricks_and_fits_a_phone(browser, server):
+    """The review button after a hand: every trick in turn, the search's values and verdicts;
+    on a phone (390x844) with no sideways scroll, and in French for a French browser.
+    ``SPAR_DOCS_SHOTS=1`` also saves the manual's screenshots (docs/review*.png)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for locale, size, shot in (("en-GB", (1100, 860), "review.png"),
+                               ("fr-FR", (390, 844), "review-fr.png")):  # fmt: skip
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                      locale=locale, bypass_csp=True)  # fmt: skip
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))  # noqa: B023 (used in the loop)
+        page.goto(server)
+        page.wait_for_selector("#opponents option", state="attached")
+        start(page, "spar", 2, "random")
+        while phase(page) != "over":
+            play_first_legal(page)
+        button = page.locator("#review-open")
+        assert button.is_visible()
+        assert button.inner_text() == ("Review this hand" if locale == "en-GB"
+                                       else "Revoir cette donne")  # fmt: skip
+        button.click()
+        page.wait_for_selector("#review-trick .verdict", timeout=4 * WAIT)
+        assert not page.locator("#summary").is_visible()  # the review takes the table's place
+        seen, mistakes = [], []
+        while True:
+            seen.append(page.inner_text("#review-where"))
+            verdict = page.locator("#review-trick .verdict")
+            if "mistake" in (verdict.get_attribute("class") or ""):
+                mistakes.append(len(seen) - 1)
+            rows = page.locator("#review-trick tr.played")
+            assert rows.count() == 1 or page.locator(".review-cards").count() == 0  # forced
+            if page.locator("#review-next").is_disabled():
+                break
+            page.click("#review-next")
+        word = "trick" if locale == "en-GB" else "pli"
+        assert seen == [f"{word} {k} {'of' if word == 'trick' else 'sur'} 5" for k in range(1, 6)]
+        summary = page.inner_text("#review-summary")
+        assert (
+            (str(len(mistakes)) in summary)
+            if mistakes
+            else ("no mistake" in summary or "aucune erreur" in summary)
+        )
+        wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert wide[0] <= wide[1], wide  # no sideways scroll, on a phone too
+        page.keyboard.press("ArrowLeft")  # the keyboard steps back through the tricks
+        assert page.inner_text("#review-where") == seen[-2]
+        at, target = len(seen) - 2, mistakes[0] if mistakes else 0  # the first mistake, if any
+        for _ in range(abs(target - at)):
+            page.keyboard.press("ArrowLeft" if target < at else "ArrowRight")
+        assert page.inner_text("#review-where") == seen[target]
+        page.locator("#review").screenshot(path=str(SHOTS / shot))
+        if os.environ.get("SPAR_DOCS_SHOTS") == "1":
+            page.locator("#review").screenshot(path=str(DOCS / shot))
+        page.keyboard.press("Escape")
+        assert page.locator("#summary").is_visible() and not page.locator("#review").is_visible()
+        context.close()
+        assert not errors, errors

@@ -32,6 +32,7 @@ from spar_apps.cli import (
     play,
     record,
     replay,
+    review,
     rules,
     serve,
     speed,
@@ -43,7 +44,8 @@ from spar_env.extras import missing_module_message
 from spar_env.printable import printable
 
 SUBCOMMANDS: tuple[ModuleType, ...] = (
-    train, bench, equity, league, exploit, play, serve, rules, export, record, replay, speed,
+    train, bench, equity, league, exploit, play, serve, rules, export, record, replay, review,
+    speed,
 )  # fmt: skip
 RULES_PAGE = "docs/rules.md"  # in the spar-rl repository
 

@@ -16,7 +16,8 @@ what just happened.
 Type a card (6h, 10S, ts, 6♥) or its number; in the weak-hand exchange, k to
 keep or e to exchange (a hand with a 10 or better may only keep). A card you
 may not play, the score of a hand and a card played face down each say why;
-r shows the variant's rules (as spar rules does). q, Ctrl-C
+r shows the variant's rules (as spar rules does). At the end of a hand, v
+reviews it trick by trick (as spar review does). q, Ctrl-C
 or the end of input leave the table and show the final scores; the session
 also ends by its own rule (--end, --target, or --set end=...).
 
@@ -136,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
             _Terminal(console),
             hint=hint,
             on_record=None if out is None else lambda record: _write(out, record, args.record),
+            review=_review(specs, rules, build),
         )
     finally:
         if out is not None:
@@ -255,6 +257,23 @@ def _hint(
 ):
     """The hint function: a bot's probabilities for the person's move (its agent from
     ``build``, which may have built it already as an opponent)."""
+    agent, _ = _hint_bot(spec, opponents, rules, build)
+    rng = np.random.default_rng(0)
+
+    def hint(table) -> np.ndarray:
+        return agent.act(table.situation(), rng).probs[0]
+
+    return hint
+
+
+def _hint_bot(
+    spec: str,
+    opponents: Mapping[int, str | AgentSpec],
+    rules: Ruleset,
+    build: Build | None = None,
+) -> tuple[Any, str]:
+    """The bot whose probabilities a hint (and a review) shows, and its spec: ``spec``, or
+    the first onnx or ppo opponent, else the shipped bot that plays this game."""
     from spar_agents.registry.spec import AgentSpec
 
     build = build or _builder(rules)
@@ -269,13 +288,35 @@ def _hint(
         hinted = AgentSpec(spec)
         if hinted.name not in PROBABILITY_AGENTS:
             raise ValueError(f"--hint {spec}: a hint needs an onnx or ppo bot (its policy)")
-    agent = build(hinted)
-    rng = np.random.default_rng(0)
+    return build(hinted), str(hinted)
 
-    def hint(table) -> np.ndarray:
-        return agent.act(table.situation(), rng).probs[0]
 
-    return hint
+def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Build):
+    """The review of the hand just played (the ``v`` key): ``search`` with the hint's bot as
+    the model of every seat, built on the first review; None for a ruleset search does not
+    take (the weak-hand exchange)."""
+    from spar_agents.search import check_rules
+    from spar_apps.table.messages import say
+    from spar_apps.table.review import review_table_hand, reviewer
+    from spar_apps.table.review_text import review_texts
+
+    try:
+        check_rules(rules)
+    except ValueError:
+        return None
+    built: list[tuple[Any, str]] = []
+
+    def review(table, language):
+        if not built:
+            try:
+                bot, spec = _hint_bot("", opponents, rules, build)
+            except ValueError:
+                raise ValueError(say("review.unavailable", language)) from None
+            built.append((reviewer(rules, bot, spec), spec))
+        search, spec = built[0]
+        return review_texts(review_table_hand(table, search), language, spec)
+
+    return review
 
 
 def _fresh_seed() -> int:

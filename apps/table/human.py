@@ -79,6 +79,7 @@ class HumanTable:
         # Every action applied, bots' and person's, and NEXT_HAND: with the two generators'
         # seeds, enough to rebuild the table exactly (apply it again with :meth:`apply`).
         self.log: list[int] = []
+        self.at_deal = self._session_now()  # the session when the hand in progress was dealt
 
     # ----- what the table shows -------------------------------------------------------
     def name(self, seat: int) -> str:
@@ -235,6 +236,7 @@ class HumanTable:
         self.payoffs[:] = 0
         self.events.clear()
         self._reveal_seen = -1
+        self.at_deal = self._session_now()
 
     def record(self) -> dict[str, Any] | None:
         """The game record of the hand just finished (``None`` for a tie-break hand
@@ -246,6 +248,13 @@ class HumanTable:
         return self._writer.record(
             self.state, 0, self.history.cards[0], self.history.down[0], self.payoffs
         )
+
+    def _session_now(self) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """Every seat's score and stones, and the hands played: what a review of the hand
+        needs to know of the match (a record does not say it)."""
+        state = self.state
+        scores, stones = state.scores[0].tolist(), state.stones[0].tolist()
+        return tuple(scores), tuple(stones), int(state.hands_played[0])
 
     def _cards(self, bits: int | np.integer) -> list[int]:
         """The card ids of a hand's bits, by suit then rank high to low."""

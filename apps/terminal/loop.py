@@ -6,7 +6,9 @@ the command line with a rich console. ``q``, Ctrl-C (``KeyboardInterrupt``)
 and the end of input (``EOFError``) leave the table cleanly: the final
 scores are shown and every finished hand has been handed to ``on_record``.
 A line that is not a legal move gets a message saying why and a new prompt;
-``r`` (or ``rules``) shows the variant's rules.
+``r`` (or ``rules``) shows the variant's rules. Given a ``review``, the end of every
+hand (the session's last too) offers ``v``: the hand's review, a trick at a time
+(:mod:`spar_apps.terminal.review_screen`), in the language of the user's locale.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_apps.table import HumanTable
+from spar_apps.table.messages import Language, language_of_locale, say
 from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
-from spar_apps.terminal import screen
+from spar_apps.terminal import review_screen, screen
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
 OnRecord = Callable[[dict[str, Any]], None]
+# The review of the hand just finished, as review_texts gives it (ValueError: none for it)
+Review = Callable[[HumanTable, Language], dict[str, Any]]
+REVIEW_WORDS = frozenset({"v", "review"})
 
 
 class Terminal(Protocol):
@@ -48,9 +54,12 @@ def play_session(
     *,
     hint: Hint | None = None,
     on_record: OnRecord | None = None,
+    review: Review | None = None,
+    language: Language | None = None,
 ) -> Outcome:
     """Play the table's session with the person until it ends or they leave."""
     left = False
+    language = language or language_of_locale()
     try:
         while True:
             table.advance()
@@ -59,13 +68,10 @@ def play_session(
                 record = table.record()
                 if on_record is not None and record is not None:
                     on_record(record)
+                if not _after_hand(table, terminal, review, language):
+                    raise Quit
                 if table.session_over:
                     break
-                if (
-                    terminal.ask("Enter for the next hand, q to leave: ").strip().lower()
-                    in QUIT_WORDS
-                ):
-                    raise Quit
                 table.next_hand()
                 continue
             terminal.show(screen.table_view(table, None if hint is None else hint(table)))
@@ -95,3 +101,32 @@ def _ask_move(table: HumanTable, terminal: Terminal) -> int:
             return read_move(line, table.rules, table.reasons())
         except MoveError as e:
             terminal.show(Text(str(e), style="bold yellow"))
+
+
+def _after_hand(
+    table: HumanTable, terminal: Terminal, review: Review | None, language: Language
+) -> bool:
+    """Ask what comes after a hand: the next hand (True), or leaving (False); ``v`` shows the
+    hand's review first. Without a review, the session's last hand asks nothing."""
+    if review is None:
+        if table.session_over:
+            return True
+        answer = terminal.ask("Enter for the next hand, q to leave: ")
+        return answer.strip().lower() not in QUIT_WORDS
+    prompt = "review.end_prompt" if table.session_over else "review.hand_prompt"
+    while True:
+        answer = terminal.ask(say(prompt, language)).strip().lower()
+        if answer not in REVIEW_WORDS:
+            return answer not in QUIT_WORDS
+        try:
+            texts = review(table, language)
+        except ValueError as e:
+            terminal.show(Text(str(e), style="bold yellow"))
+            continue
+        terminal.show(review_screen.review_head(texts))
+        for index in range(len(texts["tricks"])):
+            terminal.show(review_screen.trick_view(texts, index))
+            if index + 1 < len(texts["tricks"]):
+                step = terminal.ask(say("review.prompt", language)).strip().lower()
+                if step in QUIT_WORDS:
+                    break

@@ -16,6 +16,8 @@ request                                     answer
 ``POST /api/games/{id}/next``               ``{"turn": 4}``: deal the next hand, then the view
 ``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
+``GET /api/games/{id}/review?lang=fr``      the review of the hand just over, by search
+``GET /api/messages?lang=fr``               the page's texts in a language (its catalogue)
 ==========================================  ======================================
 
 Every error is JSON, ``{"error": "one line saying why"}``, with its status:
@@ -24,6 +26,8 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 (with no traceback) for a fault of the server, which is logged. The static
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
+A request's language is its ``lang`` parameter, else the browser's ``Accept-Language``
+(:mod:`spar_apps.table.messages`); a review is searched on the searching bots' workers.
 Handlers run on the event loop; a game's work (the bots' moves and the view)
 runs on a pool of worker threads (``Limits.workers``; the games against a
 searching bot on a pool of their own, ``Limits.search_workers``), so a slow
@@ -55,6 +59,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from spar_apps.table.messages import Language, catalogue, language, language_of_header
 from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
@@ -168,6 +173,8 @@ class TableApp:
             Route("/api/games/{game}/next", self.next_hand, methods=["POST"]),
             Route("/api/games/{game}/hint", self.hint),
             Route("/api/games/{game}/records", self.records),
+            Route("/api/games/{game}/review", self.review),
+            Route("/api/messages", self.messages),
         ]
 
     # ----- the page ---------------------------------------------------------------------
@@ -229,6 +236,18 @@ class TableApp:
             media_type="application/x-ndjson",
             headers={**HEADERS, "Content-Disposition": 'attachment; filename="spar-records.jsonl"'},
         )
+
+    async def review(self, request: Request) -> Response:
+        """The review of the hand just over: a search of every decision, on the searching
+        bots' workers (it takes a second or two)."""
+        game = self._game(request)
+        language = _language(request)
+        async with game.busy:
+            return _json(await self._off_loop(lambda: game.review(language), True))
+
+    async def messages(self, request: Request) -> Response:
+        language = _language(request)
+        return _json({"language": language, "messages": catalogue(language)})
 
     # ----- errors -----------------------------------------------------------------------
     async def refused(self, request: Request, exc: Exception) -> Response:
@@ -301,6 +320,17 @@ def _play(game: WebGame, body: dict[str, Any]) -> None:
 
 def _deal(game: WebGame, body: dict[str, Any]) -> None:
     game.next_hand(body.get("turn"))
+
+
+def _language(request: Request) -> Language:
+    """The request's language: its ``lang`` parameter, else its ``Accept-Language``."""
+    asked = request.query_params.get("lang")
+    if asked is None:
+        return language_of_header(request.headers.get("accept-language"))
+    try:
+        return language(asked[:20])
+    except ValueError as e:
+        raise LimitError(str(e), 400) from None
 
 
 def _object(body: object) -> dict:

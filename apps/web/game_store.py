@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from spar_apps.table import HumanTable, MoveError, Quit, exchange_words, read_move
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
 from spar_apps.web.view import table_view
@@ -66,6 +67,7 @@ class WebGame:
         self.records: list[dict[str, Any]] = []
         self._recorded = 0  # hands of the session whose end has been met
         self._hint_rng = np.random.default_rng([seed, 2])
+        self._reviews: dict[int, Any] = {}  # the reviews of finished hands, by hand number
         if saved is None:
             self._settle()
         else:
@@ -113,6 +115,7 @@ class WebGame:
             turn=self.turn,
             records=len(self.records),
             hint=self.setup.hint is not None,
+            review=self.reviewable(),
         )
         view["lineup"] = self.setup.lineup
         view["note"] = self.setup.note
@@ -180,6 +183,46 @@ class WebGame:
             for a in order
         ]
         return {"game": self.id, "turn": self.turn, "moves": moves}
+
+    def reviewable(self) -> bool:
+        """Whether the table's hands can be reviewed (see :meth:`review`)."""
+        return self._not_reviewable(DEFAULT_LANGUAGE) is None
+
+    def _not_reviewable(self, language: Language) -> str | None:
+        """Why the hands cannot be reviewed, or None: the review's search refuses the
+        exchange, and needs a bot with probabilities (its model of the seats)."""
+        if self.setup.rules.weak_hand_exchange:
+            return say("review.exchange", language)
+        if self.setup.hint is None:
+            return say("review.unavailable", language)
+        return None
+
+    def review(self, language: Language) -> dict[str, Any]:
+        """The review of the hand just over (:mod:`spar_apps.table.review`), in ``language``;
+        each hand is searched once.
+
+        Raises:
+            GameError: if the game's hands cannot be reviewed (404), or no hand is over (409).
+        """
+        from spar_apps.table.review import review_table_hand, reviewer
+        from spar_apps.table.review_text import review_texts
+
+        table = self.table
+        why = self._not_reviewable(language)
+        if why is not None:
+            raise GameError(why, 404)
+        if not table.hand_over:
+            raise GameError("there is no hand to review yet: the hand is still running")
+        hand = int(table.state.hands_played[0])
+        if hand not in self._reviews:
+            spec = str(self.setup.hint_spec)
+            try:
+                self._reviews = {hand: review_table_hand(table, reviewer(table.rules,
+                                                         self.setup.hint, spec))}  # fmt: skip
+            except ValueError as e:  # a tie-break hand, which has no record
+                raise GameError(str(e)) from None
+        texts = review_texts(self._reviews[hand], language, str(self.setup.hint_spec))
+        return {"game": self.id, "turn": self.turn, "hand": hand, **texts}
 
     def records_jsonl(self) -> str:
         """The records of the finished hands, one JSON line each (``spar replay`` reads them)."""

@@ -83,6 +83,7 @@ class Setup:
     note: str | None  # why the opponents are not the ones asked for
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
     overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
+    hint_spec: str | None = None  # the hint bot's spec (the review's model of the seats)
 
 
 class Lobby:
@@ -228,8 +229,9 @@ class Lobby:
         except ValueError as e:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
-        hint = self._hint(rules, opponent)
-        return Setup(rules, bots, hint, opponent.label, note, opponent.searching)
+        hint, hint_spec = self._hint(rules, opponent)
+        return Setup(rules, bots, hint, opponent.label, note, opponent.searching,
+                     hint_spec=hint_spec)  # fmt: skip
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
@@ -237,17 +239,18 @@ class Lobby:
 
         return first_that_plays(opponent.choices, rules, self._agent)
 
-    def _hint(self, rules: Ruleset, opponent: Opponent) -> Any | None:
-        """A bot with probabilities for the game: the opponent if it has them, else the shipped bot."""
+    def _hint(self, rules: Ruleset, opponent: Opponent) -> tuple[Any | None, str | None]:
+        """A bot with probabilities for the game, and its spec: the opponent if it has them,
+        else the shipped bot."""
         from spar_agents.registry import parse_spec
 
         for spec in (opponent.spec, *self.shipped):
             if parse_spec(spec)[0] in PROBABILITY_AGENTS:
                 try:
-                    return self._agent(spec, rules)
+                    return self._agent(spec, rules), spec
                 except ValueError:
                     continue
-        return None
+        return None, None
 
     def _agent(self, spec: str, rules: Ruleset) -> Any:
         key = (spec, rules)

@@ -42,6 +42,8 @@ key                     meaning
 ``session_over``        the session has ended; ``session_result`` says how
 ``records``             finished hands whose records can be downloaded
 ``hint``                whether a bot's probabilities can be asked for
+``review``              whether the hand just over can be reviewed (its review is
+                        ``GET /api/games/{id}/review``: :mod:`spar_apps.table.review`)
 ``tagline``, ``rules``  the variant's texts from its ruleset: what decides a
                         hand, and its rules as ``heading``/``text`` sections;
                         ``typing``: three ways to type one of its cards
@@ -59,7 +61,7 @@ from spar_env.rules import Ruleset
 
 
 def table_view(
-    table: HumanTable, *, game: str, turn: int, records: int, hint: bool
+    table: HumanTable, *, game: str, turn: int, records: int, hint: bool, review: bool = False
 ) -> dict[str, Any]:
     """The message for the person at ``table`` (see the module docstring)."""
     state, rules = table.state, table.rules
@@ -103,6 +105,7 @@ def table_view(
         "session_result": session_result(table) if table.session_over else None,
         "records": records,
         "hint": hint,
+        "review": review and over,
         **rules_texts(rules),
     }
 

@@ -5,11 +5,15 @@
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const RED_SUITS = new Set(["D", "H"]);
-const CARD_IN_TEXT = /((?:10|[2-9JQKA])[♣♦♥♠])/g;
+const CARD_IN_TEXT = /((?:10|[2-9JQKARDV])[♣♦♥♠])/g;  // R, D, V: the French K, Q, J
 let game = null; // the last view the server sent
 let offer = null;
 let hintOn = false;
 let busy = false;
+let texts = {}; // the message table in the page's language (GET /api/messages)
+let language = "en";
+let review = null; // the review of the hand just over, as the server sent it
+let reviewAt = 0; // the trick shown, from 0
 const SAVED_GAME = "spar-game"; // this tab's game id, in sessionStorage
 
 const $ = (id) => document.getElementById(id);
@@ -47,11 +51,18 @@ function cardNode(code, small, down) {
   return node;
 }
 
+function t(key, fields) {
+  // A message of the table in the page's language, its {fields} filled (the key if missing).
+  let text = texts[key] || key;
+  for (const [name, value] of Object.entries(fields || {})) text = text.split(`{${name}}`).join(String(value));
+  return text;
+}
+
 function colourText(node, text) {
   // Server text with its red cards in red, built from text nodes (never as HTML).
   node.textContent = "";
   for (const part of text.split(CARD_IN_TEXT)) {
-    if (/^(?:10|[2-9JQKA])[♦♥]$/.test(part)) node.appendChild(el("span", "inline-red", part));
+    if (/^(?:10|[2-9JQKARDV])[♦♥]$/.test(part)) node.appendChild(el("span", "inline-red", part));
     else node.appendChild(document.createTextNode(part));
   }
 }
@@ -189,6 +200,7 @@ function show(view) {
   records.hidden = view.records === 0;
   records.href = `/api/games/${view.game}/records`;
   records.textContent = `Download records (${view.records} hand${view.records === 1 ? "" : "s"})`;
+  if (view.phase !== "over") closeReview();
   document.body.dataset.turn = String(view.turn);
   document.body.dataset.phase = view.phase;
   refreshHint();
@@ -353,6 +365,114 @@ function drawSummary(view) {
   }
   $("session-result").textContent = view.session_result || "";
   $("next").hidden = view.session_over;
+  $("review-open").hidden = !view.review;
+  $("review-open").textContent = t("review.button");
+}
+
+// ----- the review of the hand just over ---------------------------------------------------
+async function openReview() {
+  if (!game || !game.review) return;
+  review = null;
+  document.body.classList.add("reviewing");
+  $("review").hidden = false;
+  for (const id of ["review-title", "review-summary", "review-trick", "review-notes", "review-where"]) $(id).textContent = "";
+  $("review-status").textContent = t("review.working");
+  drawReviewNav();
+  $("review-close").focus();
+  const asked = game.game;
+  try {
+    const data = await call("GET", `/api/games/${asked}/review?lang=${encodeURIComponent(language)}`);
+    if (!game || game.game !== asked || $("review").hidden) return;  // closed, or another game
+    review = data;
+    reviewAt = 0;
+    $("review-status").textContent = "";
+    drawReview();
+  } catch (e) {
+    $("review-status").textContent = e.message;
+  }
+}
+
+function closeReview() {
+  const open = !$("review").hidden;
+  review = null;
+  $("review").hidden = true;
+  document.body.classList.remove("reviewing");
+  if (open && game && game.review) $("review-open").focus();
+}
+
+function stepReview(by) {
+  if (!review) return;
+  reviewAt = Math.min(Math.max(reviewAt + by, 0), review.tricks.length - 1);
+  drawReview();
+}
+
+function drawReviewNav() {
+  $("review-prev").textContent = "‹ " + t("review.prev");
+  $("review-next").textContent = t("review.next") + " ›";
+  $("review-close").textContent = t("review.close");
+  $("review-prev").disabled = !review || reviewAt === 0;
+  $("review-next").disabled = !review || reviewAt >= review.tricks.length - 1;
+}
+
+function chip(text, cls) {
+  const node = el("span", "chip" + (cls ? " " + cls : ""));
+  colourText(node, text);
+  return node;
+}
+
+function drawReview() {
+  const r = review;
+  $("review-title").textContent = r.title;
+  $("review-summary").textContent = r.summary;
+  $("review-summary").className = r.mistakes ? "has-mistakes" : "no-mistakes";
+  const trick = r.tricks[reviewAt];
+  $("review-where").textContent = trick.title;
+  drawReviewNav();
+  const box = $("review-trick");
+  box.textContent = "";
+  const plays = el("div", "review-plays");
+  for (const p of trick.plays) {
+    const play = el("span", "review-play" + (p.seat === trick.winner ? " winner" : ""));
+    play.appendChild(el("span", "who", p.name));
+    play.appendChild(chip(p.card || "🂠", p.card ? "" : "back"));
+    plays.appendChild(play);
+  }
+  box.appendChild(plays);
+  colourText(box.appendChild(el("p", "won")), trick.won);
+  const d = trick.decision;
+  if (d) drawDecision(box, r, d);
+  const notes = $("review-notes");
+  notes.textContent = "";
+  for (const note of r.notes) notes.appendChild(el("p", "note", note));
+}
+
+function drawDecision(box, r, d) {
+  colourText(box.appendChild(el("p", "played-line")), d.played_text);
+  if (!d.forced) {
+    const table = el("table", "review-cards");
+    const head = el("tr");
+    const columns = ["col_card", "col_bot", "col_value", ...(r.match ? ["col_chance"] : []), ""];
+    for (const c of columns) head.appendChild(el("th", "", c ? r.labels[c] : ""));
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    for (const c of d.cards) {
+      const row = el("tr", (c.best ? "best" : "") + (c.played ? " played" : ""));
+      row.dataset.card = c.code;
+      row.appendChild(el("td")).appendChild(chip(c.card));
+      row.appendChild(el("td", "num", c.bot));
+      row.appendChild(el("td", "num", c.value_text));
+      if (r.match) row.appendChild(el("td", "num", c.chance_text));
+      const marks = [c.played ? r.labels.mark_played : "", c.best ? r.labels.mark_best : ""];
+      row.appendChild(el("td", "marks", marks.filter(Boolean).join(", ")));
+      body.appendChild(row);
+    }
+    box.appendChild(table);
+  }
+  colourText(box.appendChild(el("p", "verdict" + (d.mistake ? " mistake" : ""))), d.verdict);
+  if (d.reasons.length) {
+    const list = box.appendChild(el("ul", "reasons"));
+    for (const reason of d.reasons) colourText(list.appendChild(el("li")), reason);
+  }
 }
 
 // ----- keyboard ------------------------------------------------------------------------
@@ -364,6 +484,12 @@ function typed(event) {
 }
 
 document.addEventListener("keydown", (event) => {
+  if (!$("review").hidden) {  // the review: arrows step through the tricks, Escape leaves
+    if (event.key === "ArrowRight") stepReview(1);
+    else if (event.key === "ArrowLeft") stepReview(-1);
+    else if (event.key === "Escape") closeReview();
+    return;
+  }
   if (game && game.phase === "over" && !game.session_over && event.key === "Enter" &&
       document.activeElement.tagName !== "SELECT") {
     event.preventDefault();
@@ -377,8 +503,21 @@ document.addEventListener("DOMContentLoaded", () => {
   $("typed-form").addEventListener("submit", typed);
   $("next").addEventListener("click", () => send("next", {}));
   $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
-  loadOffer().then(resume).catch((e) => say(e.message));
+  $("review-open").addEventListener("click", openReview);
+  $("review-close").addEventListener("click", closeReview);
+  $("review-prev").addEventListener("click", () => stepReview(-1));
+  $("review-next").addEventListener("click", () => stepReview(1));
+  loadTexts().then(loadOffer).then(resume).catch((e) => say(e.message));
 });
+
+async function loadTexts() {
+  // The page's texts in the browser's language (or ?lang= of the page's address).
+  const asked = new URLSearchParams(location.search).get("lang");
+  const data = await call("GET", "/api/messages" + (asked ? `?lang=${encodeURIComponent(asked)}` : ""));
+  texts = data.messages;
+  language = data.language;
+  document.documentElement.lang = language;
+}
 
 async function resume() {
   // Take up this tab's game where it was: after a reload, or after the server restarted.

@@ -1,0 +1,200 @@
+"""A :class:`~spar_apps.table.review.HandReview` in words and numbers, in one language: what the
+terminal draws, the web page shows and ``spar review --json`` prints, from one function (strict
+JSON: a figure that does not exist, such as the spread of a single draw, is ``null``).
+
+:func:`review_texts` gives plain JSON: the hand trick by trick, every play (another seat's
+face-down card as ``null``, as the table showed it), and at each of the seat's decisions
+every legal card with its numbers (``prob``, ``value``, ``stderr``, ``chance``) and their
+texts, the verdict, the cost of a mistake and the reasons. Every sentence comes from the
+message table (:mod:`spar_apps.table.messages`, keys ``review.*``); numbers are written as the
+language writes them (``+2.00`` in English, ``+2,00`` in French; ``62%``, ``62 %``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from spar_apps.table.messages import MESSAGES, Language, say
+from spar_apps.table.review import (
+    MISTAKE_MARGIN,
+    MISTAKE_Z,
+    DecisionReview,
+    HandReview,
+    TrickReview,
+)
+from spar_apps.table.review_reasons import Reason
+from spar_env.envs.render import BACK
+from spar_env.rules import Ruleset
+from spar_env.rules.cards import SUIT_SYMBOLS
+from spar_env.strict_json import finite
+
+LABELS = ("col_card", "col_bot", "col_value", "col_chance", "mark_played", "mark_best",
+          "prev", "next", "close")  # fmt: skip
+
+
+def card_text(rules: Ruleset, card: int, language: Language) -> str:
+    """A card as the language writes it: ``K♠`` in English, ``R♠`` in French."""
+    rank = rules.card_rank(card)
+    key = f"card.rank.{rank}"
+    shown = say(key, language) if key in MESSAGES else rank
+    return shown + SUIT_SYMBOLS[rules.card_suit(card)]
+
+
+def number(value: float, language: Language, sign: bool = False) -> str:
+    """``value`` with two decimals (and its sign), in the language's way."""
+    text = f"{value:+.2f}" if sign else f"{value:.2f}"
+    return text.replace(".", ",") if language == "fr" else text
+
+
+def percent(value: float, language: Language, sign: bool = False) -> str:
+    """A chance as a whole percentage (``62%``, ``62 %``), with its sign if asked."""
+    shown = f"{100 * value:+.0f}" if sign else f"{100 * value:.0f}"
+    return f"{shown} %" if language == "fr" else f"{shown}%"
+
+
+def seat_name(review: HandReview, seat: int, language: Language) -> str:
+    if seat == review.seat:
+        return say("review.you", language)
+    return say("review.seat", language, seat=seat)
+
+
+def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, Any]:
+    """The whole review as plain JSON, its texts in ``language`` (``bot``: the policy's name)."""
+    rules = review.rules
+    decisions = review.decisions
+    mistakes = review.mistakes
+    if not mistakes:
+        summary = say("review.summary.none", language, decisions=len(decisions))
+    else:
+        key = "review.summary.one" if len(mistakes) == 1 else "review.summary.many"
+        summary = say(key, language, mistakes=len(mistakes), decisions=len(decisions),
+                      cost=number(review.cost, language))  # fmt: skip
+    notes = [
+        say(
+            "review.note",
+            language,
+            worlds=review.worlds,
+            bot=bot,
+            margin=number(MISTAKE_MARGIN, language),
+            z=f"{MISTAKE_Z:g}",
+        )  # fmt: skip
+    ]
+    if review.chance_before is not None:
+        before = percent(review.chance_before, language)
+        notes.append(say("review.note.match", language, before=before))
+    return finite(
+        {
+            "variant": rules.variant,
+            "players": rules.players,
+            "seat": review.seat,
+            "language": language,
+            "title": say("review.title", language),
+            "summary": summary,
+            "notes": notes,
+            "mistakes": len(mistakes),
+            "cost": review.cost,
+            "match": review.chance_before is not None,
+            "labels": {name: say(f"review.{name.replace('_', '.')}", language) for name in LABELS},
+            "result": review.result,
+            "tricks": [_trick(review, trick, language) for trick in review.tricks],
+        }
+    )  # strict JSON: a figure the search has not (the spread of one draw) is null
+
+
+def _trick(review: HandReview, trick: TrickReview, language: Language) -> dict[str, Any]:
+    rules = review.rules
+    plays = [
+        {
+            "seat": seat,
+            "name": seat_name(review, seat, language),
+            # another seat's face-down card stays a back, as the table showed it
+            "card": None if down and seat != review.seat else card_text(rules, card, language),
+            "code": None if down and seat != review.seat else rules.card_name(card),
+            "down": down,
+        }
+        for seat, card, down in trick.plays
+    ]
+    winning = card_text(rules, trick.winning_card, language)
+    won = (say("review.won.you", language, card=winning) if trick.winner == review.seat
+           else say("review.won.seat", language, seat=trick.winner, card=winning))  # fmt: skip
+    title = say("review.trick", language, trick=trick.number + 1, tricks=rules.hand_size)
+    shown = ", ".join(f"{p['name']} {p['card'] or BACK}" for p in plays)
+    return {
+        "number": trick.number + 1,
+        "title": title,
+        "line": say("review.trick_line", language, trick=title, plays=shown, won=won),
+        "plays": plays,
+        "winner": trick.winner,
+        "won": won,
+        "decision": None if trick.decision is None else _decision(review, trick.decision, language),
+    }
+
+
+def _decision(review: HandReview, d: DecisionReview, language: Language) -> dict[str, Any]:
+    rules = review.rules
+
+    def name(card: int) -> str:
+        return card_text(rules, card, language)
+
+    cards = []
+    for c in d.cards:
+        searched = not math.isnan(c.value)
+        cards.append({
+            "card": name(c.card),
+            "code": rules.card_name(c.card),
+            "prob": c.prob,
+            "value": c.value if searched else None,
+            "stderr": c.stderr if searched else None,
+            "chance": c.chance,
+            "bot": percent(c.prob, language),
+            "value_text": (f"{number(c.value, language, sign=True)} ± {number(c.stderr, language)}"
+                           if searched else ""),
+            "chance_text": "" if c.chance is None else percent(c.chance, language),
+            "played": c.card == d.played,
+            "best": c.card == d.best and not d.forced,
+        })  # fmt: skip
+    return {
+        "played": name(d.played),
+        "played_text": say("review.played", language, card=name(d.played)),
+        "best": name(d.best),
+        "forced": d.forced,
+        "mistake": d.mistake,
+        "cost": {"points": d.gap, "stderr": d.gap_stderr, "chance": d.chance_gap}
+        if d.mistake
+        else None,
+        "verdict": _verdict(d, name, language),
+        "cards": cards,
+        "reasons": [_reason(rules, r, language) for r in d.reasons],
+    }
+
+
+def _verdict(d: DecisionReview, name, language: Language) -> str:
+    if d.forced:
+        return say("review.verdict.forced", language, card=name(d.played))
+    if d.best == d.played:
+        return say("review.verdict.best", language, card=name(d.played))
+    fields = {
+        "card": name(d.played),
+        "best": name(d.best),
+        "stderr": number(d.gap_stderr, language),
+    }
+    if not d.mistake:
+        return say("review.verdict.close", language, gap=number(d.gap, language), **fields)
+    cost = number(d.gap, language)
+    if d.chance_gap is None:
+        return say("review.verdict.mistake", language, cost=cost, **fields)
+    chance = percent(d.chance_gap, language)
+    return say("review.verdict.mistake_match", language, cost=cost, chance=chance, **fields)
+
+
+def _reason(rules: Ruleset, reason: Reason, language: Language) -> str:
+    return say(
+        reason.key,
+        language,
+        card=card_text(rules, reason.card, language),
+        other="" if reason.other < 0 else card_text(rules, reason.other, language),
+        suit="" if reason.suit < 0 else SUIT_SYMBOLS[rules.suits[reason.suit]],
+        trick=reason.trick,
+        points=reason.points,
+    )
