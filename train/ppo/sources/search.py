@@ -171,8 +171,17 @@ class SearchSource:
         self.buffer = None
         if kept is not None:
             arrays = {name: value.numpy().copy() for name, value in kept.items()}
-            self.buffer = SearchTargets(**{f.name: arrays.get(f.name)
-                                           for f in dataclasses.fields(SearchTargets)})  # fmt: skip
+            needed = ("obs", "mask", "probs", "values", "gain")
+            if not all(name in arrays for name in needed):
+                raise ValueError(f"saved search buffer: it lacks one of {', '.join(needed)}")
+            self.buffer = SearchTargets(
+                arrays["obs"],
+                arrays["mask"],
+                arrays["probs"],
+                arrays["values"],
+                arrays["gain"],
+                arrays.get("extra"),
+            )
 
     def close(self) -> None:
         self.inner.close()
