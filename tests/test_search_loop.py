@@ -29,6 +29,7 @@ from spar_agents.worlds import seat_views
 from spar_env import make_rules
 from spar_train.config import ConfigError, check, load_config
 from spar_train.curves import read_scalars
+from spar_train.league import play_league
 from spar_train.ppo import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,18 @@ TINY = ROOT / "configs" / "ppo_tiny.toml"
 SEARCHED = ["search.games=4", "search.worlds=4", "search.candidates=2", "search.buffer=64"]
 MICRO = ['game.variant="micro"', "eval.exact=true", 'eval.opponents=["random"]',
          "eval.deals=20", 'warmstart.imitate=""', "pool.mix={ self = 1.0 }"]  # fmt: skip
+
+
+def climb_script():
+    """``benchmarks/search_loop_climb.py`` as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("climb", ROOT / "benchmarks" /
+                                                  "search_loop_climb.py")  # fmt: skip
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_improved_policy_and_value_of_a_hand_made_decision() -> None:
@@ -114,6 +127,10 @@ def test_a_tiny_run_logs_search_resumes_exactly_and_its_iterations_join_its_leag
     iterations = [f"ppo:{whole.run_dir}/iterations/update_00000{k}.pt" for k in (2, 4)]
     assert league["entrants"] == ["onnx:universal", *iterations]
     make_agent(iterations[-1], make_rules("spar", players=2))  # each one a playable agent
+    play_league(whole.run_dir / "league", 60, match_deals=20)
+    curve = climb_script().main([str(whole.run_dir / "league"), "--out", str(tmp_path / "c.png")])
+    assert [point[0] for point in curve[str(whole.run_dir / "league")]] == [0, 2, 4]
+    assert (tmp_path / "c.png").stat().st_size > 0
 
     train(config, tmp_path / "b", stop_after=3)
     resumed = train(config, tmp_path / "b", resume=True)
@@ -159,3 +176,47 @@ def test_on_micro_the_loop_s_exact_exploitability_goes_down(tmp_path: Path) -> N
 def test_what_search_cannot_do_is_refused_naming_the_key(overrides, message) -> None:
     with pytest.raises(ConfigError, match=message):
         check(load_config(TINY, overrides))
+
+
+SMALL = {
+    "train": ["--set", "run.updates=2", "--set", "rollout.games=64", "--set", "search.games=2",
+              "--set", "search.worlds=2", "--set", "warmstart.updates=1", "--set",
+              "search.league_every=1", "--set", "eval.deals=20"],
+    "play": ["--deals", "40"],
+    "show": [],
+    "search_speed.py": ["--decisions", "4", "--rounds", "1"],
+    "search_loop_climb.py": [],
+}  # fmt: skip  # appended: argparse's last wins
+
+
+def test_the_search_loop_page_commands_run_with_small_sizes(tmp_path, monkeypatch) -> None:
+    """Every command of docs/guide/search-loop.md runs as written, with smaller sizes appended."""
+    import re
+    import runpy
+    import shlex
+    import sys
+
+    from spar_apps.cli import main
+
+    page = (ROOT / "docs" / "guide" / "search-loop.md").read_text()
+    lines = [
+        line.partition("#")[0].strip()
+        for block in re.findall(r"```bash\n(.*?)```", page, re.S)
+        for line in block.splitlines()
+    ]
+    monkeypatch.chdir(tmp_path)
+    ran = []
+    for line in filter(None, lines):
+        argv = shlex.split(line)
+        if argv[0] == "python":
+            script = ROOT / argv[1]
+            monkeypatch.setattr(sys, "argv", [str(script), *argv[2:], *SMALL[script.name]])
+            runpy.run_path(str(script), run_name="__main__")
+        else:
+            assert argv[0] == "spar", line
+            assert main([*argv[1:], *SMALL[argv[2] if argv[1] == "league" else argv[1]]]) == 0
+        ran.append(argv[1])
+    assert ran == ["train", "train", "train", "league", "league", "benchmarks/search_loop_climb.py",
+                   "benchmarks/search_speed.py"]  # fmt: skip
+    assert (tmp_path / "climb.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "runs" / "exit_spar4" / "league" / "league.json").exists()
