@@ -20,8 +20,10 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_apps.table import HumanTable
+from spar_apps.table.duplicate import DuplicateTable
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language
 from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
-from spar_apps.terminal import screen
+from spar_apps.terminal import challenge, screen
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
 OnRecord = Callable[[dict[str, Any]], None]
@@ -48,14 +50,19 @@ def play_session(
     *,
     hint: Hint | None = None,
     on_record: OnRecord | None = None,
+    language: Language = DEFAULT_LANGUAGE,
 ) -> Outcome:
-    """Play the table's session with the person until it ends or they leave."""
+    """Play the table's session with the person until it ends or they leave (a
+    :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand)."""
+    duplicate = table if isinstance(table, DuplicateTable) else None
     left = False
     try:
         while True:
             table.advance()
             if table.hand_over:
                 terminal.show(screen.hand_summary(table))
+                if duplicate is not None:
+                    terminal.show(challenge.after_hand(duplicate, language))
                 record = table.record()
                 if on_record is not None and record is not None:
                     on_record(record)
@@ -76,6 +83,8 @@ def play_session(
         left = not table.session_over
         terminal.show(Text(""))  # end the line the prompt was on
     terminal.show(screen.final_scores(table, left))
+    if duplicate is not None:
+        terminal.show(challenge.at_the_end(duplicate, language))
     return Outcome(
         hands=int(table.state.hands_played[0]),
         left=left,
