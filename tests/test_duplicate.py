@@ -16,7 +16,6 @@ from helpers.cli import default_sigint
 from spar_agents import make_agent
 from spar_agents.shipped import default_bot_specs
 from spar_apps.table.duplicate import (
-    OTHERS_STREAM,
     DuplicateTable,
     SeedError,
     read_seed,
@@ -260,6 +259,8 @@ def test_spar_play_duplicate_in_a_terminal() -> None:
         lines = re.findall(r"hand (\d): you ([+-]?\d+), the bot in your seat ([+-]?\d+)", out)
         assert [h for h, _, _ in lines[:2]] == ["1", "2"]
         assert "in all: you" in out and "spar play --duplicate 5" in out
-        shown.append(re.findall(r"^(?:you|seat \d)\s+((?:(?:10|[6-9JQKA])[♣♦♥♠] ?){5})", out,
-                                flags=re.M))  # fmt: skip
+        dealt = (
+            r"^(?:you|seat \d)\s+((?:(?:10|[6-9JQKA])[♣♦♥♠] ){4}(?:10|[6-9JQKA])[♣♦♥♠])\s+[+-]\d"
+        )
+        shown.append(re.findall(dealt, out, flags=re.M))  # the summaries' dealt hands
     assert len(shown[0]) == 8 and shown[0] == shown[1]  # 2 hands x 4 seats, the same cards
