@@ -66,7 +66,8 @@ class SeedError(ValueError):
         super().__init__(self.say(DEFAULT_LANGUAGE))
 
     def say(self, language: Language) -> str:
-        return say("duplicate.error.seed", language, most=f"{MAX_SEED:,}", got=self.got)
+        most = f"{MAX_SEED:,}".replace(",", "," if language == "en" else "\u202f")  # 9 223 ...
+        return say("duplicate.error.seed", language, most=most, got=self.got)
 
 
 def read_seed(value: object) -> int:

@@ -18,6 +18,10 @@ request                                     answer
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
 ==========================================  ======================================
 
+The offer and the views say the duplicate challenge's texts in the request's language:
+``?lang=fr``, else the browser's ``Accept-Language``, else English
+(:mod:`spar_apps.table.messages`), and so does a refused duplicate seed.
+
 Every error is JSON, ``{"error": "one line saying why"}``, with its status:
 400 a bad move or form, 404 an unknown or expired game, 409 a move out of
 turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
@@ -55,6 +59,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from spar_apps.table.messages import Language, language, language_of_header
 from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
@@ -184,12 +189,13 @@ class TableApp:
         return _file(self.files, "favicon.svg")
 
     async def offer(self, request: Request) -> Response:
-        return _json(self.lobby.offer())
+        return _json(self.lobby.offer(_language(request)))
 
     # ----- the games --------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
         self.new_games.take(request.client.host if request.client else "?", "new games")
         form = await read_json(request, self.limits.body_bytes)
+        lang = _language(request)
         game_id, seed = self.store.reserve()
         try:
 
@@ -202,12 +208,14 @@ class TableApp:
             raise
         self.store.add(game)
         async with game.busy:
-            return _json(await self._off_loop(lambda: self._kept(game), game.setup.searching), 201)
+            return _json(
+                await self._off_loop(lambda: self._kept(game, lang), game.setup.searching), 201
+            )
 
     async def show(self, request: Request) -> Response:
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         async with game.busy:
-            return _json(await self._off_loop(game.view, game.setup.searching))
+            return _json(await self._off_loop(lambda: game.view(lang), game.setup.searching))
 
     async def move(self, request: Request) -> Response:
         """``{"move": "KD", "turn": 3}``: the person's move, then the view."""
@@ -235,7 +243,7 @@ class TableApp:
         if isinstance(exc, GameError | LimitError):
             return _error(exc.status, str(exc))
         if isinstance(exc, FormError):
-            return _error(400, str(exc))
+            return _error(400, exc.say(_language(request)))
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
             return _error(404, f"not found: {request.url.path}")
@@ -251,14 +259,14 @@ class TableApp:
     ) -> Response:
         """Apply ``change(game, body)`` to the request's game on a worker thread, one request
         at a time, then keep the game and answer its view, timed (``Server-Timing``)."""
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         body = _object(await read_json(request, self.limits.body_bytes))
         async with game.busy:
             start = time.perf_counter()
 
             def work() -> dict[str, Any]:
                 change(game, body)
-                return self._kept(game)
+                return self._kept(game, lang)
 
             return _json(await self._off_loop(work, game.setup.searching), timed=start)
 
@@ -269,11 +277,11 @@ class TableApp:
         self.per_game.take(game_id, "requests to this game")
         return game
 
-    def _kept(self, game: WebGame) -> dict[str, Any]:
+    def _kept(self, game: WebGame, lang: Language) -> dict[str, Any]:
         """After a change: keep the game on disk, and its view. A change is made before it is
         saved, so a save that fails (a full disk) does not undo it: the game goes on in
         memory, and the view's ``warning`` says a restart would lose it."""
-        view = game.view()
+        view = game.view(lang)
         try:
             self.store.save(game)
         except OSError as e:
@@ -301,6 +309,17 @@ def _play(game: WebGame, body: dict[str, Any]) -> None:
 
 def _deal(game: WebGame, body: dict[str, Any]) -> None:
     game.next_hand(body.get("turn"))
+
+
+def _language(request: Request) -> Language:
+    """The request's language: ``?lang=``, else its ``Accept-Language``, else English."""
+    asked = request.query_params.get("lang")
+    if asked:
+        try:
+            return language(asked[:20])
+        except ValueError:
+            pass  # a language the tables do not speak: the browser's, as if none was asked
+    return language_of_header(request.headers.get("accept-language"))
 
 
 def _object(body: object) -> dict:
