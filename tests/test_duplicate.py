@@ -264,3 +264,35 @@ def test_spar_play_duplicate_in_a_terminal() -> None:
         )
         shown.append(re.findall(dealt, out, flags=re.M))  # the summaries' dealt hands
     assert len(shown[0]) == 8 and shown[0] == shown[1]  # 2 hands x 4 seats, the same cards
+
+
+# ----- the manual's section ----------------------------------------------------------
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "export-and-play.md"
+
+
+def test_the_manuals_duplicate_section_runs_as_written() -> None:
+    """Every command of "Duplicate challenge" runs (typing 1 at every prompt), the second
+    ends as the page shows, and its screenshots are there."""
+    import subprocess
+
+    text = PAGE.read_text(encoding="utf-8")
+    section = text[text.index("## Duplicate challenge") :]
+    section = section[: section.index("\n## ")]
+    commands = re.search(r"```bash\n(.*?)```", section, re.S)[1]
+    shown = re.search(r"```text\n(.*?)```", section, re.S)[1]
+    env = {"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "COLUMNS": "100"}
+    lines = [line.split("  #")[0].strip() for line in commands.splitlines() if line.strip()]
+    assert len(lines) == 2
+    for line in lines:
+        args = line.split()
+        assert args[:2] == ["spar", "play"]
+        done = subprocess.run([SPAR, *args[1:]], input="1\n" * 80, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "hand 1: you " in done.stdout and "Duplicate challenge" in done.stdout
+    last = done.stdout.rstrip().splitlines()[-len(shown.splitlines()) :]
+    assert [s.rstrip() for s in last] == shown.rstrip().splitlines()
+    assert f"{MAX_SEED:,}" in section
+    for image in re.findall(r"\]\(\.\./(duplicate-\w+\.png)\)", section):
+        assert (PAGE.parents[1] / image).stat().st_size > 10_000
+    assert len(re.findall(r"duplicate-(?:en|fr)\.png", section)) == 2

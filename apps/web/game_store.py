@@ -66,7 +66,7 @@ class WebGame:
         if setup.duplicate:  # the bot in the person's seat is the opponents' (seat 1's)
             board_seed = seed if setup.duplicate_seed is None else setup.duplicate_seed
             self.table = DuplicateTable(
-                setup.rules, 0, setup.bots, setup.bots[1], board_seed, setup.lineup
+                setup.rules, 0, setup.bots, setup.bots[1], board_seed, setup.spec
             )
         else:
             self.table = HumanTable(

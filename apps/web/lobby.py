@@ -99,6 +99,7 @@ class Setup:
     note: str | None  # why the opponents are not the ones asked for
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
     overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
+    spec: str = ""  # the opponents' agent spec (the bot in the person's seat of a duplicate)
     duplicate: bool = False  # the duplicate challenge: the opponents' bot also plays your seat
     duplicate_seed: int | None = None  # its seed; None: the game's own
 
@@ -255,7 +256,9 @@ class Lobby:
             raise FormError(f"opponents {opponent.id}: {e}") from None
         bots = {s: agent for s in range(1, rules.players)}
         hint = self._hint(rules, opponent)
-        return Setup(rules, bots, hint, opponent.label, note, opponent.searching)
+        return Setup(
+            rules, bots, hint, opponent.label, note, opponent.searching, spec=opponent.spec
+        )
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""

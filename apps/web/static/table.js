@@ -125,11 +125,12 @@ async function newGame(event) {
   const seed = $("duplicate-seed").value.trim();
   if (seed) form.duplicate = seed;  // the server reads the digits, or says why not
   else if ($("duplicate").checked) form.duplicate = true;  // a seed drawn by the server
+  $("form-message").textContent = "";
   try {
     show(await call("POST", "/api/games", form));
     say(game.warning || game.note || "");
   } catch (e) {
-    say(e.message);
+    $("form-message").textContent = e.message;  // beside the form: it shows with no table too
   }
 }
 
