@@ -296,3 +296,25 @@ def test_the_manuals_duplicate_section_runs_as_written() -> None:
     for image in re.findall(r"\]\(\.\./(duplicate-\w+\.png)\)", section):
         assert (PAGE.parents[1] / image).stat().st_size > 10_000
     assert len(re.findall(r"duplicate-(?:en|fr)\.png", section)) == 2
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "fields"),
+    [
+        ("spar", 3, {"end": "stones:6"}),  # tie-break hands deal only the tied seats
+        ("spar", 4, {"weak_hand_exchange": True, "reveal_stock_bottom": True}),
+        ("sipa", 3, {"end": "hands:4"}),  # counterclockwise, face-down cards
+        ("agram", 4, {}),  # one hand decides
+        ("mini", 2, {"end": "hands:5"}),  # the ruleset fixes the dealer
+        ("essilfy", 5, {"end": "target:6"}),
+    ],
+)
+def test_a_duplicate_session_plays_to_its_end_in_every_kind_of_game(variant, players, fields):
+    rules = make_rules(variant, players=players, **fields)
+    others = {s: "random" for s in range(1, players)}
+    t = table(rules, 0, others, "heuristic", 13)
+    rng = np.random.default_rng(1)
+    hands = play_out(t, lambda t: int(rng.choice(t.legal())))
+    assert t.session_over and len(t.results()) == len(hands) == int(t.state.hands_played[0])
+    decks, dealers = draw_deals(rules, 13, 0, len(hands))
+    assert [h[-1][0] for h in hands] == dealers.tolist()  # every hand its board's dealer
