@@ -318,3 +318,31 @@ def test_a_duplicate_session_plays_to_its_end_in_every_kind_of_game(variant, pla
     assert t.session_over and len(t.results()) == len(hands) == int(t.state.hands_played[0])
     decks, dealers = draw_deals(rules, 13, 0, len(hands))
     assert [h[-1][0] for h in hands] == dealers.tolist()  # every hand its board's dealer
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--duplicate", "abc"], "the duplicate seed must be a whole number from 0 to"),
+        (["--duplicate", "-5"], "got '-5'"),
+        (["--duplicate", "1" * 30], "the duplicate seed must be a whole number"),
+        (["--duplicate", "3", "--seed", "4"], "--seed 4 and --duplicate 3 name two seeds"),
+    ],
+)
+def test_spar_play_refuses_a_bad_duplicate_seed_in_one_line(capsys, argv, words) -> None:
+    from helpers.cli import cli, one_line
+
+    status, _, err = cli(capsys, "play", *argv)
+    one_line(status, err, words)
+
+
+def test_duplicate_alone_takes_the_seed_of_seed() -> None:
+    import argparse
+
+    from spar_apps.cli.play import FRESH, _deal_seed
+
+    assert _deal_seed(argparse.Namespace(seed=5, duplicate=FRESH)) == 5
+    assert _deal_seed(argparse.Namespace(seed=None, duplicate=6)) == 6
+    assert _deal_seed(argparse.Namespace(seed=7, duplicate=7)) == 7
+    fresh = {_deal_seed(argparse.Namespace(seed=None, duplicate=FRESH)) for _ in range(3)}
+    assert len(fresh) == 3  # a fresh seed each time

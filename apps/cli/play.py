@@ -127,12 +127,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be a seat 0..{rules.players - 1}; got {args.seat}")
     if args.record is not None:
         check_output_path(args.record, "--record")
+    deal_seed = _deal_seed(args)  # before any agent loads
     console = Console(highlight=False)
     build = _builder(rules)
     specs, note = _opponent_specs(given, rules, args.seat, build)
     bots = {seat: build(spec) for seat, spec in specs.items()}
     hint = None if args.hint is None else _hint(args.hint, specs, rules, build)
-    deal_seed = _deal_seed(args)
     lang = language_of_locale()
     if args.duplicate is None:
         table = HumanTable(
