@@ -24,6 +24,14 @@ also ends by its own rule (--end, --target, or --set end=...).
     spar play                                     # 4-player spar against the shipped bot
     spar play --opponents heuristic --players 3 --target 20 --hint
     spar play --variant sipa --opponents random --set end=hands:2 --record games.jsonl
+    spar play --duplicate 42                      # the duplicate challenge of seed 42
+
+With --duplicate SEED, every hand is a board dealt from the seed (deck and dealer, as
+spar bench deals them), and the bot in your seat (the opponents' bot, the first one's
+when they differ) plays each hand again from the score you had, against the same bots:
+after each hand you see both results ("you +3, the bot in your seat +5") and the total.
+Two people who play one seed meet the same cards. --duplicate alone takes --seed, or a
+fresh seed (shown).
 """
 
 from __future__ import annotations
@@ -94,6 +102,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="append every finished hand to FILE as a game record (spar replay reads it)",
     )
     p.add_argument("--seed", type=seed, help="seed of the deals (default: a fresh one, shown)")
+    p.add_argument(
+        "--duplicate",
+        nargs="?",
+        const=FRESH,
+        type=_duplicate_seed,
+        metavar="SEED",
+        help="the duplicate challenge: the hands of SEED (default: --seed, else a fresh one), "
+        "each played again by the bot in your seat, both results shown",
+    )
     p.set_defaults(func=run)
 
 
@@ -101,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from spar_agents.registry.spec import parse_lineup
+    from spar_apps.table.duplicate import DuplicateTable
+    from spar_apps.table.messages import language_of_locale, say
     from spar_apps.terminal import HumanTable, play_session
 
     given = None if args.opponents is None else parse_lineup(args.opponents)
@@ -109,27 +128,37 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seat must be a seat 0..{rules.players - 1}; got {args.seat}")
     if args.record is not None:
         check_output_path(args.record, "--record")
+    deal_seed = _deal_seed(args)  # before any agent loads
     console = Console(highlight=False)
     build = _builder(rules)
     specs, note = _opponent_specs(given, rules, args.seat, build)
     bots = {seat: build(spec) for seat, spec in specs.items()}
     hint = None if args.hint is None else _hint(args.hint, specs, rules, build)
-    deal_seed = args.seed if args.seed is not None else _fresh_seed()
-    table = HumanTable(
-        rules,
-        args.seat,
-        bots,
-        np.random.default_rng([deal_seed, 0]),
-        np.random.default_rng([deal_seed, 1]),
-    )
+    lang = language_of_locale()
+    if args.duplicate is None:
+        table = HumanTable(
+            rules,
+            args.seat,
+            bots,
+            np.random.default_rng([deal_seed, 0]),
+            np.random.default_rng([deal_seed, 1]),
+        )
+        intro = (
+            f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed "
+            f"{deal_seed} deals these hands again). Type a card "
+            f"({', '.join(typing_examples(rules))}) or its number; r shows the rules; q leaves."
+        )
+    else:
+        seat_spec = specs[min(specs)]  # the bot in your seat: the opponents' (the first one's)
+        table = DuplicateTable(
+            rules, args.seat, bots, build(seat_spec), deal_seed, seat_bot_name=str(seat_spec)
+        )
+        intro = say("duplicate.intro", lang, seat=args.seat, lineup=_lineup(specs),
+                    seed=deal_seed, bot=seat_spec, examples=", ".join(typing_examples(rules)))  # fmt: skip
     for line in (game_note, note):
         if line:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
-    console.print(
-        f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
-        f"deals these hands again). Type a card ({', '.join(typing_examples(rules))}) or its "
-        "number; r shows the rules; q leaves."
-    )
+    console.print(intro)
     out = None if args.record is None else args.record.open("a", encoding="utf-8")
     try:
         play_session(
@@ -138,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             hint=hint,
             on_record=None if out is None else lambda record: _write(out, record, args.record),
             review=_review(specs, rules, build),
+            language=lang,
         )
     finally:
         if out is not None:
@@ -317,6 +347,29 @@ def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Bui
         return review_texts(review_table_hand(table, search), language, spec)
 
     return review
+
+
+FRESH = -1  # --duplicate without a seed: --seed's, else a fresh one
+
+
+def _duplicate_seed(text: str) -> int:
+    """An argparse type: ``--duplicate``'s seed (:func:`spar_apps.table.duplicate.read_seed`)."""
+    from spar_apps.table.duplicate import SeedError, read_seed
+
+    try:
+        return read_seed(text)
+    except SeedError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _deal_seed(args: argparse.Namespace) -> int:
+    """The seed of the deals: ``--duplicate SEED``'s or ``--seed``'s (which must agree when
+    both are given), else a fresh one."""
+    given = {s for s in (args.seed, args.duplicate) if s is not None and s != FRESH}
+    if len(given) > 1:
+        raise ValueError(f"--seed {args.seed} and --duplicate {args.duplicate} name two seeds; "
+                         "give one (--duplicate SEED alone is enough)")  # fmt: skip
+    return given.pop() if given else _fresh_seed()
 
 
 def _fresh_seed() -> int:

@@ -6,6 +6,8 @@
 - :mod:`~spar_apps.table.moves`: a typed line as a move, or a message saying why it is
   not one (:func:`read_move`).
 - :mod:`~spar_apps.table.texts`: the session's texts: its goal, its result, the scores.
+- :mod:`~spar_apps.table.duplicate`: the duplicate challenge, a session of boards whose
+  hands the bot in the person's seat plays again (:class:`~spar_apps.table.duplicate.DuplicateTable`).
 
 Nothing here draws: the terminal's screen (:mod:`spar_apps.terminal.screen`) and the web's
 view (:mod:`spar_apps.web.view`) turn the same table into rich renderables and JSON.

@@ -68,7 +68,7 @@ class HumanTable:
         self.bots = dict(bots)
         self.deals = deals
         self.choices = choices
-        self.state = core.reset(rules, 1, deals)
+        self.state = self._first_deal()
         self.history = History(self.state)
         self.events: list[str] = []  # what happened since the person's last look
         self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
@@ -179,7 +179,7 @@ class HumanTable:
             chances = table_chances(
                 self.rules,
                 state.scores[0].tolist(),
-                int(state.winner[0]),  # the winner deals the next hand
+                self.next_dealer(),
                 stones=state.stones[0].tolist(),
                 hands_played=key,
             )
@@ -231,12 +231,24 @@ class HumanTable:
     def next_hand(self) -> None:
         """Deal the session's next hand (the winner deals)."""
         self.log.append(NEXT_HAND)
-        core.next_hand(self.state, GAME, self.deals)
+        self._deal_next()
         self.history.clear()
         self.payoffs[:] = 0
         self.events.clear()
         self._reveal_seen = -1
         self.at_deal = self._session_now()
+
+    def next_dealer(self) -> int:
+        """The seat that deals the session's next hand (once a hand is over): its winner."""
+        return int(self.state.winner[0])
+
+    def _first_deal(self) -> core.State:
+        """The session's first hand, dealt (a duplicate table deals its boards instead)."""
+        return core.reset(self.rules, 1, self.deals)
+
+    def _deal_next(self) -> None:
+        """Deal the session's next hand in place, the winner dealing."""
+        core.next_hand(self.state, GAME, self.deals)
 
     def record(self) -> dict[str, Any] | None:
         """The game record of the hand just finished (``None`` for a tie-break hand

@@ -4,6 +4,8 @@ without one.
 - :mod:`~spar_apps.terminal.screen`: what the person sees (rich renderables).
 - :mod:`~spar_apps.terminal.loop`: show, ask, play, until the session ends or the
   person leaves (:func:`play_session`).
+- :mod:`~spar_apps.terminal.challenge`: the duplicate challenge's results, after each
+  hand and at the end.
 
 The table itself, the reading of a typed move and the session's texts are the web's too:
 :mod:`spar_apps.table` (:class:`HumanTable`, :func:`read_move`), whose names this package

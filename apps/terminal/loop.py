@@ -22,9 +22,10 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_apps.table import HumanTable
+from spar_apps.table.duplicate import DuplicateTable
 from spar_apps.table.messages import Language, language_of_locale, say
 from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
-from spar_apps.terminal import review_screen, screen
+from spar_apps.terminal import challenge, review_screen, screen
 
 Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the person's move
 OnRecord = Callable[[dict[str, Any]], None]
@@ -57,7 +58,9 @@ def play_session(
     review: Review | None = None,
     language: Language | None = None,
 ) -> Outcome:
-    """Play the table's session with the person until it ends or they leave."""
+    """Play the table's session with the person until it ends or they leave (a
+    :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand)."""
+    duplicate = table if isinstance(table, DuplicateTable) else None
     left = False
     language = language or language_of_locale()
     try:
@@ -65,6 +68,8 @@ def play_session(
             table.advance()
             if table.hand_over:
                 terminal.show(screen.hand_summary(table))
+                if duplicate is not None:
+                    terminal.show(challenge.after_hand(duplicate, language))
                 record = table.record()
                 if on_record is not None and record is not None:
                     on_record(record)
@@ -82,6 +87,8 @@ def play_session(
         left = not table.session_over
         terminal.show(Text(""))  # end the line the prompt was on
     terminal.show(screen.final_scores(table, left))
+    if duplicate is not None:
+        terminal.show(challenge.at_the_end(duplicate, language))
     return Outcome(
         hands=int(table.state.hands_played[0]),
         left=left,

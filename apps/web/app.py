@@ -26,8 +26,10 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 (with no traceback) for a fault of the server, which is logged. The static
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
-A request's language is its ``lang`` parameter, else the browser's ``Accept-Language``
-(:mod:`spar_apps.table.messages`); a review is searched on the searching bots' workers.
+A request's language is its ``lang`` parameter, else the browser's ``Accept-Language``, else
+English (:mod:`spar_apps.table.messages`): the offer, the views (the duplicate challenge's
+texts), a refused form and the review speak it. A review is searched on the searching bots'
+workers.
 Handlers run on the event loop; a game's work (the bots' moves and the view)
 runs on a pool of worker threads (``Limits.workers``; the games against a
 searching bot on a pool of their own, ``Limits.search_workers``), so a slow
@@ -191,12 +193,13 @@ class TableApp:
         return _file(self.files, "favicon.svg")
 
     async def offer(self, request: Request) -> Response:
-        return _json(self.lobby.offer())
+        return _json(self.lobby.offer(_language(request)))
 
     # ----- the games --------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
         self.new_games.take(request.client.host if request.client else "?", "new games")
         form = await read_json(request, self.limits.body_bytes)
+        lang = _language(request)
         game_id, seed = self.store.reserve()
         try:
 
@@ -209,12 +212,14 @@ class TableApp:
             raise
         self.store.add(game)
         async with game.busy:
-            return _json(await self._off_loop(lambda: self._kept(game), game.setup.searching), 201)
+            return _json(
+                await self._off_loop(lambda: self._kept(game, lang), game.setup.searching), 201
+            )
 
     async def show(self, request: Request) -> Response:
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         async with game.busy:
-            return _json(await self._off_loop(game.view, game.setup.searching))
+            return _json(await self._off_loop(lambda: game.view(lang), game.setup.searching))
 
     async def move(self, request: Request) -> Response:
         """``{"move": "KD", "turn": 3}``: the person's move, then the view."""
@@ -254,7 +259,7 @@ class TableApp:
         if isinstance(exc, GameError | LimitError):
             return _error(exc.status, str(exc))
         if isinstance(exc, FormError):
-            return _error(400, str(exc))
+            return _error(400, exc.say(_language(request)))
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
             return _error(404, f"not found: {request.url.path}")
@@ -270,14 +275,14 @@ class TableApp:
     ) -> Response:
         """Apply ``change(game, body)`` to the request's game on a worker thread, one request
         at a time, then keep the game and answer its view, timed (``Server-Timing``)."""
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         body = _object(await read_json(request, self.limits.body_bytes))
         async with game.busy:
             start = time.perf_counter()
 
             def work() -> dict[str, Any]:
                 change(game, body)
-                return self._kept(game)
+                return self._kept(game, lang)
 
             return _json(await self._off_loop(work, game.setup.searching), timed=start)
 
@@ -288,11 +293,11 @@ class TableApp:
         self.per_game.take(game_id, "requests to this game")
         return game
 
-    def _kept(self, game: WebGame) -> dict[str, Any]:
+    def _kept(self, game: WebGame, lang: Language) -> dict[str, Any]:
         """After a change: keep the game on disk, and its view. A change is made before it is
         saved, so a save that fails (a full disk) does not undo it: the game goes on in
         memory, and the view's ``warning`` says a restart would lose it."""
-        view = game.view()
+        view = game.view(lang)
         try:
             self.store.save(game)
         except OSError as e:
@@ -323,14 +328,14 @@ def _deal(game: WebGame, body: dict[str, Any]) -> None:
 
 
 def _language(request: Request) -> Language:
-    """The request's language: its ``lang`` parameter, else its ``Accept-Language``."""
+    """The request's language: ``?lang=``, else its ``Accept-Language``, else English."""
     asked = request.query_params.get("lang")
-    if asked is None:
-        return language_of_header(request.headers.get("accept-language"))
-    try:
-        return language(asked[:20])
-    except ValueError as e:
-        raise LimitError(str(e), 400) from None
+    if asked:
+        try:
+            return language(asked[:20])
+        except ValueError:
+            pass  # a language the tables do not speak: the browser's, as if none was asked
+    return language_of_header(request.headers.get("accept-language"))
 
 
 def _object(body: object) -> dict:

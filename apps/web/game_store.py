@@ -7,6 +7,11 @@ card code, a number, ``k``/``e``), and every finished hand leaves its game recor
 must echo the game's ``turn`` counter, so a repeated click or a second tab
 on the same game cannot play a card meant for a position that has passed.
 
+A duplicate game (the form's ``duplicate``) sits the person at a
+:class:`~spar_apps.table.duplicate.DuplicateTable` of the form's seed, or of the game's own
+seed when the form gives none, and its view adds ``duplicate``, the challenge's
+:func:`~spar_apps.table.duplicate.scoreboard` (null in a plain game).
+
 A :class:`GameStore` holds the games by id: random, unguessable ids
 (:func:`secrets.token_urlsafe`), a game forgotten after ``ttl`` seconds
 without a request, and at most ``capacity`` games at once. With a
@@ -26,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from spar_apps.table import HumanTable, MoveError, Quit, exchange_words, read_move
+from spar_apps.table.duplicate import DuplicateTable, scoreboard
 from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
@@ -56,13 +62,20 @@ class WebGame:
         self.seed = seed
         self.busy = asyncio.Lock()  # one request at a time moves this game (the app holds it)
         self.form = dict(form or {})  # the new-game form, kept to rebuild the game
-        self.table = HumanTable(
-            setup.rules,
-            0,
-            setup.bots,
-            np.random.default_rng([seed, 0]),
-            np.random.default_rng([seed, 1]),
-        )
+        self.table: HumanTable
+        if setup.duplicate:  # the bot in the person's seat is the opponents' (seat 1's)
+            board_seed = seed if setup.duplicate_seed is None else setup.duplicate_seed
+            self.table = DuplicateTable(
+                setup.rules, 0, setup.bots, setup.bots[1], board_seed, setup.spec
+            )
+        else:
+            self.table = HumanTable(
+                setup.rules,
+                0,
+                setup.bots,
+                np.random.default_rng([seed, 0]),
+                np.random.default_rng([seed, 1]),
+            )
         self.turn = 0
         self.records: list[dict[str, Any]] = []
         self._recorded = 0  # hands of the session whose end has been met
@@ -106,8 +119,9 @@ class WebGame:
         self._hint_rng.bit_generator.state = saved["hints"]
         self.turn = turn
 
-    def view(self) -> dict[str, Any]:
-        """What the person's seat is shown now."""
+    def view(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """What the person's seat is shown now (the duplicate challenge's texts in
+        ``language``)."""
         self._resume()
         view = table_view(
             self.table,
@@ -119,6 +133,10 @@ class WebGame:
         )
         view["lineup"] = self.setup.lineup
         view["note"] = self.setup.note
+        table = self.table
+        view["duplicate"] = (
+            scoreboard(table, language) if isinstance(table, DuplicateTable) else None
+        )
         return view
 
     def move(self, text: object, turn: object) -> None:

@@ -27,7 +27,13 @@ form field              values
 ``ace_of_spades``       true / false (default: the preset's)
 ``last_two``            ``off``, ``sum`` or ``bonus`` (default: the preset's)
 ``end``                 ``default``, ``target:5``, ``target:10``, ``target:15``
+``duplicate``           the duplicate challenge (:mod:`spar_apps.table.duplicate`):
+                        a seed (a whole number, or its digits as typed), or
+                        true for one drawn by the server; off when absent,
+                        null or false
 ======================  ===============================================
+
+In a duplicate game the bot in the person's seat is the opponents' bot.
 """
 
 from __future__ import annotations
@@ -42,12 +48,14 @@ from typing import Any
 import numpy as np
 
 from spar_agents.shipped import search_policy_specs
+from spar_apps.table.duplicate import SeedError, read_seed
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_env.explain import tagline
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.ruleset import LAST_TWO
 
 ENDS = ("default", "target:5", "target:10", "target:15")
-FIELDS = ("variant", "players", "opponents", "ace_of_spades", "last_two", "end")
+FIELDS = ("variant", "players", "opponents", "ace_of_spades", "last_two", "end", "duplicate")
 FALLBACK = "heuristic"  # seated when no shipped bot was trained for the game asked for
 PROBABILITY_AGENTS = ("onnx", "ppo")  # agents whose policy can be shown as a hint
 PLAYER_COUNTS = range(2, 9)
@@ -56,7 +64,15 @@ TIME_LIMIT = "time_limit"  # the parameter of an agent that searches within a ti
 
 
 class FormError(ValueError):
-    """A new-game form the server will not play; the message names the field."""
+    """A new-game form the server will not play; the message names the field. ``said``, when
+    given, says it in a table's language (the app answers in the request's)."""
+
+    def __init__(self, message: str, said: Callable[[Language], str] | None = None) -> None:
+        super().__init__(message)
+        self._said = said
+
+    def say(self, language: Language) -> str:
+        return str(self) if self._said is None else self._said(language)
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,9 @@ class Setup:
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
     overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
     hint_spec: str | None = None  # the hint bot's spec (the review's model of the seats)
+    spec: str = ""  # the opponents' agent spec (the bot in the person's seat of a duplicate)
+    duplicate: bool = False  # the duplicate challenge: the opponents' bot also plays your seat
+    duplicate_seed: int | None = None  # its seed; None: the game's own
 
 
 class Lobby:
@@ -139,9 +158,11 @@ class Lobby:
         self.variants = {v: self._player_counts(v) for v in PRESETS}
         self._offer = self._make_offer()
 
-    def offer(self) -> dict[str, Any]:
-        """What the new-game form may choose from (sent to the page)."""
-        return self._offer
+    def offer(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """What the new-game form may choose from (sent to the page), with the duplicate
+        challenge's field named in ``language``."""
+        named = {key: say(f"duplicate.form.{key}", language) for key in ("on", "seed", "empty")}
+        return {**self._offer, "duplicate": named}
 
     def _make_offer(self) -> dict[str, Any]:
         return {
@@ -208,7 +229,13 @@ class Lobby:
         opponent = self.opponents[
             _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
         ]
-        return dataclasses.replace(self._seat(rules, opponent), overrides=dict(overrides))
+        duplicate, seed = _duplicate(form.get("duplicate"))
+        return dataclasses.replace(
+            self._seat(rules, opponent),
+            overrides=dict(overrides),
+            duplicate=duplicate,
+            duplicate_seed=seed,
+        )
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
         from spar_agents.registry.for_game import fallback_note
@@ -231,7 +258,7 @@ class Lobby:
         bots = {s: agent for s in range(1, rules.players)}
         hint, hint_spec = self._hint(rules, opponent)
         return Setup(rules, bots, hint, opponent.label, note, opponent.searching,
-                     hint_spec=hint_spec)  # fmt: skip
+                     hint_spec=hint_spec, spec=opponent.spec)  # fmt: skip
 
     def _choice(self, opponent: Opponent, rules: Ruleset) -> str | None:
         """The first of the opponent's specs whose agent plays ``rules``, else ``None``."""
@@ -302,6 +329,19 @@ def _offered(spec: str, think: float) -> Opponent:
             if item.strip() and item.partition("=")[0].strip() != TIME_LIMIT]  # fmt: skip
     capped = f"{name}:{','.join([*rest, f'{TIME_LIMIT}={think!r}'])}"
     return Opponent(spec, f"{spec} (up to {think:g} s a move)", (capped,), True)
+
+
+def _duplicate(value: object) -> tuple[bool, int | None]:
+    """The form's ``duplicate``: off (absent, null, false), on with a seed drawn by the server
+    (true, or nothing typed), or on with the seed given."""
+    if value is None or value is False:
+        return False, None
+    if value is True or (isinstance(value, str) and not value.strip()):
+        return True, None
+    try:
+        return True, read_seed(value)
+    except SeedError as e:
+        raise FormError(str(e), e.say) from None
 
 
 def _default_players(variant: str, counts: list[int]) -> int:

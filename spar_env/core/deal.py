@@ -135,12 +135,15 @@ def next_hand(
     rng: np.random.Generator,
     *,
     decks: np.ndarray | None = None,
+    dealers: np.ndarray | None = None,
 ) -> None:
     """Deal the next hand of the session in ``games`` (in place): the winner deals.
 
     In a ``stones`` session whose pool is empty, only the seats tied for most
     stones are dealt in (the tie-break hands). ``decks`` may give the deck
-    orders (``[games, deck_size]``, top first) instead of shuffling with ``rng``.
+    orders (``[games, deck_size]``, top first) instead of shuffling with ``rng``;
+    ``dealers`` may give the seats that deal instead of the winners (a duplicate
+    board names its own dealer).
     """
     t = state.tables
     idx = np.arange(state.batch_size)[games]
@@ -156,7 +159,7 @@ def next_hand(
         active = np.where(state.pool[idx] == 0, tie_active, active)
     if decks is None:
         decks = shuffle_decks(t, idx.shape[0], rng)
-    deal(state, idx, decks, state.winner[idx].copy(), active)
+    deal(state, idx, decks, state.winner[idx].copy() if dealers is None else dealers, active)
 
 
 def deal(

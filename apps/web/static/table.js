@@ -118,6 +118,9 @@ async function loadOffer() {
   fillSelect($("opponents"), offer.opponents.map((o) => [o.id, o.label]), offer.opponents[0].id);
   fillSelect($("end"), offer.ends.map((e) => [e, e === "default" ? "the variant's end" : e.replace("target:", "first to ")]), "default");
   fillSelect($("last_two"), [["", "the variant's"], ...offer.last_two.map((x) => [x, x])], "");
+  $("duplicate-on").textContent = offer.duplicate.on;
+  $("duplicate-seed-name").textContent = offer.duplicate.seed;
+  $("duplicate-seed").placeholder = offer.duplicate.empty;
 }
 
 async function newGame(event) {
@@ -130,11 +133,15 @@ async function newGame(event) {
   };
   if ($("ace_of_spades").checked) form.ace_of_spades = true;
   if ($("last_two").value) form.last_two = $("last_two").value;
+  const seed = $("duplicate-seed").value.trim();
+  if (seed) form.duplicate = seed;  // the server reads the digits, or says why not
+  else if ($("duplicate").checked) form.duplicate = true;  // a seed drawn by the server
+  $("form-message").textContent = "";
   try {
     show(await call("POST", "/api/games", form));
     say(game.warning || game.note || "");
   } catch (e) {
-    say(e.message);
+    $("form-message").textContent = e.message;  // beside the form: it shows with no table too
   }
 }
 
@@ -192,6 +199,7 @@ function show(view) {
   $("revealed").textContent = view.revealed ? `stock: bottom card ${label(view.revealed)} turned up` : "";
   drawHand(view);
   drawSummary(view);
+  drawDuplicate(view);
   drawRules(view);
   $("tagline").textContent = view.tagline;
   $("typing").textContent = view.typing.join(", ");
@@ -475,6 +483,39 @@ function drawDecision(box, r, d) {
   }
 }
 
+function signed(value) {
+  return value > 0 ? `+${value}` : String(value);
+}
+
+function drawDuplicate(view) {
+  // The duplicate challenge: every finished hand's two results, the total, the seed.
+  const board = view.duplicate;
+  $("duplicate-board").hidden = !board;
+  const last = board && view.phase === "over" && board.hands.length ? board.hands[board.hands.length - 1] : null;
+  $("duplicate-last").textContent = last ? last.line : "";
+  $("duplicate-last").hidden = !last;
+  if (!board) return;
+  $("duplicate-title").textContent = board.title;
+  $("duplicate-bot").textContent = board.bot;
+  const head = $("duplicate-hands").querySelector("thead tr");
+  head.textContent = "";
+  for (const name of board.columns) head.appendChild(el("th", "", name));
+  const body = $("duplicate-hands").querySelector("tbody");
+  body.textContent = "";
+  for (const pair of board.hands) {
+    const row = el("tr");
+    row.dataset.you = String(pair.you);
+    row.dataset.bot = String(pair.bot);
+    row.appendChild(el("td", "", String(pair.hand)));
+    row.appendChild(el("td", "num", signed(pair.you)));
+    row.appendChild(el("td", "num", signed(pair.bot)));
+    body.appendChild(row);
+  }
+  $("duplicate-hands").hidden = !board.hands.length;
+  $("duplicate-total").textContent = `${board.total.line} · ${board.total.verdict}`;
+  $("duplicate-again").textContent = board.again;
+}
+
 // ----- keyboard ------------------------------------------------------------------------
 function typed(event) {
   event.preventDefault();
@@ -507,6 +548,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("review-close").addEventListener("click", closeReview);
   $("review-prev").addEventListener("click", () => stepReview(-1));
   $("review-next").addEventListener("click", () => stepReview(1));
+  $("duplicate-seed").addEventListener("input", (e) => { if (e.target.value.trim()) $("duplicate").checked = true; });
   loadTexts().then(loadOffer).then(resume).catch((e) => say(e.message));
 });
 
