@@ -18,11 +18,18 @@ keep or e to exchange (a hand with a 10 or better may only keep). A card you
 may not play, the score of a hand and a card played face down each say why;
 r shows the variant's rules (as spar rules does). q, Ctrl-C
 or the end of input leave the table and show the final scores; the session
-also ends by its own rule (--end, --target, or --set end=...).
+also ends by its own rule (--end, --target, or --set end=...). Your last card
+of a hand leaves no choice: it is played for you, and the table says so.
+
+The table speaks English or French: --lang fr, or your locale (LANG=fr_FR.UTF-8);
+in French the cards are written R, D, V for K, Q, J, and typed either way.
+--pace shows each trick just won for some seconds (--pace 1.5) or until Enter
+(--pace tap); by default the table goes straight on, and "what happened" tells it.
 
     spar play                                     # 4-player spar against the shipped bot
     spar play --opponents heuristic --players 3 --target 20 --hint
     spar play --variant sipa --opponents random --set end=hands:2 --record games.jsonl
+    spar play --lang fr --pace tap                # in French, each trick until Enter
 """
 
 from __future__ import annotations
@@ -40,7 +47,6 @@ from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
-from spar_env.explain import typing_examples
 from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
@@ -93,6 +99,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="append every finished hand to FILE as a game record (spar replay reads it)",
     )
     p.add_argument("--seed", type=seed, help="seed of the deals (default: a fresh one, shown)")
+    p.add_argument(
+        "--lang",
+        metavar="LANG",
+        help="the table's language: en or fr (default: the locale's, else en)",
+    )
+    p.add_argument(
+        "--pace",
+        default="none",
+        metavar="PACE",
+        help="how long a trick just won stays shown: seconds (0-10), tap (until Enter) or "
+        "none (default)",
+    )
     p.set_defaults(func=run)
 
 
@@ -100,8 +118,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from spar_agents.registry.spec import parse_lineup
+    from spar_apps.table.messages import language, language_of_locale, say
+    from spar_apps.table.rules_text import typing_examples
     from spar_apps.terminal import HumanTable, play_session
+    from spar_apps.terminal.loop import Pace
 
+    lang = language_of_locale() if args.lang is None else _lang(args.lang, language)
+    pace = Pace.parse(args.pace)
     given = None if args.opponents is None else parse_lineup(args.opponents)
     rules, game_note = rules_from_lineup(_with_shortcuts(args), given or [])
     if not 0 <= args.seat < rules.players:
@@ -125,10 +148,9 @@ def run(args: argparse.Namespace) -> int:
         if line:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
     console.print(
-        f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed {deal_seed} "
-        f"deals these hands again). Type a card ({', '.join(typing_examples(rules))}) or its "
-        "number; r shows the rules; q leaves."
-    )
+        say("play.intro", lang, seat=args.seat, lineup=_lineup(specs, lang), seed=deal_seed,
+            examples=", ".join(typing_examples(rules, lang)))
+    )  # fmt: skip
     out = None if args.record is None else args.record.open("a", encoding="utf-8")
     try:
         play_session(
@@ -136,13 +158,15 @@ def run(args: argparse.Namespace) -> int:
             _Terminal(console),
             hint=hint,
             on_record=None if out is None else lambda record: _write(out, record, args.record),
+            language=lang,
+            pace=pace,
         )
     finally:
         if out is not None:
             with contextlib.suppress(OSError):  # each record was flushed; a failed one said so
                 out.close()
     if args.record is not None:
-        console.print(f"records of the finished hands are in {args.record}")
+        console.print(say("play.records", lang, path=args.record))
     return 0
 
 
@@ -215,8 +239,18 @@ def _opponent_specs(
     return dict(zip(others, specs, strict=True)), note
 
 
-def _lineup(specs: dict[int, AgentSpec]) -> str:
+def _lang(name: str, language: Callable[[str], Any]) -> Any:
+    """``--lang``'s language, or a one-line error naming the languages there are."""
+    try:
+        return language(name)
+    except ValueError as e:
+        raise ValueError(f"--lang: {e}") from None
+
+
+def _lineup(specs: dict[int, AgentSpec], lang: Any = "en") -> str:
     """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
+    from spar_apps.table.messages import say
+
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
         by_spec.setdefault(str(spec), []).append(seat)
@@ -225,8 +259,9 @@ def _lineup(specs: dict[int, AgentSpec]) -> str:
     shipped = [f"onnx:{name}" for name in default_bots()]
     parts = []
     for spec, seats in by_spec.items():
-        label = f"the shipped bot ({spec})" if spec in shipped else spec
-        parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
+        label = say("opponent.shipped_spec", lang, spec=spec) if spec in shipped else spec
+        numbers = ", ".join(map(str, seats))
+        parts.append(say("play.seats", lang, n=len(seats), seats=numbers, label=label))
     return "; ".join(parts)
 
 

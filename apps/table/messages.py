@@ -11,6 +11,14 @@ calls :func:`say` with the key and the fields::
 The web page receives the catalogue of its language as JSON (:func:`catalogue`) and fills
 templates the same way (``{name}`` fields, nothing else), so both tables read one table.
 
+A message that depends on a count has two keys, ``KEY.one`` and ``KEY.other``, and is
+said as ``KEY`` with the count in the field ``n``: English says ``.one`` for 1, French for
+0 and 1 (:func:`plural`). A field may carry a format spec that only one language uses
+(``{who:a}``: French contracts "à le siège 2" to "au siège 2"); :mod:`spar_apps.table.voice`
+fills such fields.
+
+The table's texts live by subject in :mod:`spar_apps.table.phrases` and are gathered here.
+
 Why a table and not gettext: the texts are few (hundreds, not thousands), the project's
 two languages are known, and a table is data that the web page, the terminal and the
 tests read without a compile step.
@@ -35,12 +43,49 @@ MESSAGES: dict[str, dict[Language, str]] = {
 }
 
 
+def _gather() -> None:
+    """Add the texts of :mod:`spar_apps.table.phrases` to :data:`MESSAGES` (a key twice is a
+    mistake, refused on import)."""
+    from spar_apps.table import phrases
+
+    for part in phrases.PARTS:
+        twice = set(part) & set(MESSAGES)
+        if twice:
+            raise KeyError(f"messages given twice: {', '.join(sorted(twice))}")
+        MESSAGES.update(part)  # type: ignore[arg-type]
+    for templates in MESSAGES.values():
+        templates["fr"] = french_spaces(templates["fr"])
+
+
+_FRENCH_SPACES = {" :": "\u00a0:", " ;": "\u00a0;", " ?": "\u00a0?", " !": "\u00a0!",
+                  "« ": "«\u00a0", " »": "\u00a0»"}  # fmt: skip
+
+
+def french_spaces(text: str) -> str:
+    """French typography: the space before ``: ; ? !`` and inside ``« »`` does not break
+    (a line never starts with a colon), so templates are written with plain spaces."""
+    for plain, kept in _FRENCH_SPACES.items():
+        text = text.replace(plain, kept)
+    return text
+
+
+_gather()
+PLURAL = ("one", "other")  # the suffixes of a counted message's two keys
+
+
+def plural(language: Language, n: int) -> str:
+    """``one`` or ``other``: the form of a counted message for ``n`` in ``language``."""
+    return "one" if n == 1 or (language == "fr" and n == 0) else "other"
+
+
 def say(key: str, language: Language = DEFAULT_LANGUAGE, /, **fields: object) -> str:
     """The message ``key`` in ``language``, its ``{fields}`` filled.
 
     Raises:
         KeyError: for a key the table does not hold (a typo in code, caught by the tests).
     """
+    if key not in MESSAGES and f"{key}.one" in MESSAGES:
+        key = f"{key}.{plural(language, int(fields['n']))}"  # type: ignore[call-overload]
     try:
         templates = MESSAGES[key]
     except KeyError:

@@ -6,11 +6,14 @@ the command line with a rich console. ``q``, Ctrl-C (``KeyboardInterrupt``)
 and the end of input (``EOFError``) leave the table cleanly: the final
 scores are shown and every finished hand has been handed to ``on_record``.
 A line that is not a legal move gets a message saying why and a new prompt;
-``r`` (or ``rules``) shows the variant's rules.
+``r`` (or ``rules``) shows the variant's rules. Everything is said in the session's
+language; a trick just won is shown for the ``pace`` (:class:`Pace`): some seconds, or
+until Enter.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,6 +23,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from spar_apps.table import HumanTable
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
 from spar_apps.terminal import screen
 
@@ -31,6 +35,34 @@ class Terminal(Protocol):
     def show(self, renderable: RenderableType) -> None: ...
 
     def ask(self, prompt: str) -> str: ...  # raises EOFError at the end of input
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How long a trick just won stays on screen: ``seconds``, or until Enter (``tap``);
+    ``Pace()`` does not stop (the next screen's "what happened" line tells the trick)."""
+
+    seconds: float = 0.0
+    tap: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Pace:
+        """``tap``, ``none`` or a number of seconds (0-10).
+
+        Raises:
+            ValueError: naming the values allowed.
+        """
+        if text == "tap":
+            return cls(tap=True)
+        if text == "none":
+            return cls()
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= 10:
+            raise ValueError(f"the pace is tap, none or seconds from 0 to 10; got {text!r}")
+        return cls(seconds)
 
 
 @dataclass
@@ -48,34 +80,38 @@ def play_session(
     *,
     hint: Hint | None = None,
     on_record: OnRecord | None = None,
+    language: Language = DEFAULT_LANGUAGE,
+    pace: Pace = Pace(),
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Outcome:
     """Play the table's session with the person until it ends or they leave."""
     left = False
+    if pace.tap or pace.seconds > 0:
+        table.on_trick = lambda: _pause(table, terminal, language, pace, sleep)
     try:
         while True:
             table.advance()
             if table.hand_over:
-                terminal.show(screen.hand_summary(table))
+                terminal.show(screen.hand_summary(table, language))
                 record = table.record()
                 if on_record is not None and record is not None:
                     on_record(record)
                 if table.session_over:
                     break
-                if (
-                    terminal.ask("Enter for the next hand, q to leave: ").strip().lower()
-                    in QUIT_WORDS
-                ):
+                if terminal.ask(say("prompt.next", language)).strip().lower() in QUIT_WORDS:
                     raise Quit
                 table.next_hand()
                 continue
-            terminal.show(screen.table_view(table, None if hint is None else hint(table)))
-            table.play(_ask_move(table, terminal))
+            terminal.show(screen.table_view(table, language, None if hint is None else hint(table)))
+            table.play(_ask_move(table, terminal, language))
     except Quit:
         left = not table.session_over
     except (KeyboardInterrupt, EOFError):
         left = not table.session_over
         terminal.show(Text(""))  # end the line the prompt was on
-    terminal.show(screen.final_scores(table, left))
+    finally:
+        table.on_trick = None
+    terminal.show(screen.final_scores(table, left, language))
     return Outcome(
         hands=int(table.state.hands_played[0]),
         left=left,
@@ -83,15 +119,31 @@ def play_session(
     )
 
 
-def _ask_move(table: HumanTable, terminal: Terminal) -> int:
+def _pause(
+    table: HumanTable,
+    terminal: Terminal,
+    language: Language,
+    pace: Pace,
+    sleep: Callable[[float], None],
+) -> None:
+    """Show the trick just won, for the pace's seconds or until Enter."""
+    terminal.show(screen.finished_trick(table, language))
+    if pace.tap:
+        if terminal.ask(say("prompt.go_on", language)).strip().lower() in QUIT_WORDS:
+            raise Quit
+    else:
+        sleep(pace.seconds)
+
+
+def _ask_move(table: HumanTable, terminal: Terminal, language: Language) -> int:
     """Ask until the line is a legal move (raises Quit, EOFError or KeyboardInterrupt)."""
-    prompt = "keep or exchange? " if table.exchanging else "your card: "
+    prompt = say("prompt.exchange" if table.exchanging else "prompt.card", language)
     while True:
         line = terminal.ask(prompt)
         if line.strip().lower() in RULES_WORDS:
-            terminal.show(screen.rules_screen(table.rules))
+            terminal.show(screen.rules_screen(table.rules, language))
             continue
         try:
-            return read_move(line, table.rules, table.reasons())
+            return read_move(line, table.rules, table.reasons(), language)
         except MoveError as e:
             terminal.show(Text(str(e), style="bold yellow"))

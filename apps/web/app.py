@@ -9,7 +9,10 @@ request                                     answer
 ``GET /static/table.css``, ``table.js``     the page's style and script
 ``GET /static/favicon.svg``                 the page's icon
 ``GET /favicon.ico``                        the same icon, for clients that ask for it
+``GET /api/messages``                       the page's message catalogue (``messages``)
+                                            and its ``language``; ``languages`` offered
 ``GET /api/offer``                          what a new game may be (``Lobby.offer``)
+``GET /api/rules?variant=sipa&players=3``   the rules of a game before it starts
 ``POST /api/games`` (the form)              a new game: its view (201)
 ``GET /api/games/{id}``                     the game's view
 ``POST /api/games/{id}/move``               ``{"move": "KD", "turn": 3}``: play, then the view
@@ -17,6 +20,10 @@ request                                     answer
 ``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
 ==========================================  ======================================
+
+Every answer speaks the request's language: ``?lang=fr``, else the browser's
+``Accept-Language``, else English (:mod:`spar_apps.table.messages`); the page keeps no
+sentence of its own but fills the catalogue's templates.
 
 Every error is JSON, ``{"error": "one line saying why"}``, with its status:
 400 a bad move or form, 404 an unknown or expired game, 409 a move out of
@@ -55,6 +62,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from spar_apps.table.messages import (
+    LANGUAGES,
+    Language,
+    catalogue,
+    language,
+    language_of_header,
+    say,
+)
 from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
@@ -161,7 +176,9 @@ class TableApp:
             Route(
                 "/favicon.ico", self.icon
             ),  # for clients that ask without reading the page's link
+            Route("/api/messages", self.messages),
             Route("/api/offer", self.offer),
+            Route("/api/rules", self.rules),
             Route("/api/games", self.new_game, methods=["POST"]),
             Route("/api/games/{game}", self.show),
             Route("/api/games/{game}/move", self.move, methods=["POST"]),
@@ -183,8 +200,17 @@ class TableApp:
     async def icon(self, request: Request) -> Response:
         return _file(self.files, "favicon.svg")
 
+    async def messages(self, request: Request) -> Response:
+        lang = _language(request)
+        names = {code: say("language.name", code) for code in LANGUAGES}
+        return _json({"language": lang, "languages": names, "messages": catalogue(lang)})
+
     async def offer(self, request: Request) -> Response:
-        return _json(self.lobby.offer())
+        return _json(self.lobby.offer(_language(request)))
+
+    async def rules(self, request: Request) -> Response:
+        form = {k: v for k, v in request.query_params.items() if k != "lang"}
+        return _json(self.lobby.rules(form, _language(request)))
 
     # ----- the games --------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
@@ -201,13 +227,16 @@ class TableApp:
             self.store.cancel()
             raise
         self.store.add(game)
+        lang = _language(request)
         async with game.busy:
-            return _json(await self._off_loop(lambda: self._kept(game), game.setup.searching), 201)
+            return _json(
+                await self._off_loop(lambda: self._kept(game, lang), game.setup.searching), 201
+            )
 
     async def show(self, request: Request) -> Response:
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         async with game.busy:
-            return _json(await self._off_loop(game.view, game.setup.searching))
+            return _json(await self._off_loop(lambda: game.view(lang), game.setup.searching))
 
     async def move(self, request: Request) -> Response:
         """``{"move": "KD", "turn": 3}``: the person's move, then the view."""
@@ -218,9 +247,9 @@ class TableApp:
         return await self._change(request, _deal)
 
     async def hint(self, request: Request) -> Response:
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         async with game.busy:
-            return _json(await self._off_loop(game.hint, game.setup.searching))
+            return _json(await self._off_loop(lambda: game.hint(lang), game.setup.searching))
 
     async def records(self, request: Request) -> Response:
         game = self._game(request)
@@ -232,7 +261,9 @@ class TableApp:
 
     # ----- errors -----------------------------------------------------------------------
     async def refused(self, request: Request, exc: Exception) -> Response:
-        if isinstance(exc, GameError | LimitError):
+        if isinstance(exc, GameError):
+            return _error(exc.status, exc.say(_language(request)))
+        if isinstance(exc, LimitError):
             return _error(exc.status, str(exc))
         if isinstance(exc, FormError):
             return _error(400, str(exc))
@@ -247,18 +278,19 @@ class TableApp:
 
     # ----- helpers ----------------------------------------------------------------------
     async def _change(
-        self, request: Request, change: Callable[[WebGame, dict[str, Any]], None]
+        self, request: Request, change: Callable[[WebGame, dict[str, Any], Language], None]
     ) -> Response:
-        """Apply ``change(game, body)`` to the request's game on a worker thread, one request
-        at a time, then keep the game and answer its view, timed (``Server-Timing``)."""
-        game = self._game(request)
+        """Apply ``change(game, body, language)`` to the request's game on a worker thread,
+        one request at a time, then keep the game and answer its view, timed
+        (``Server-Timing``)."""
+        game, lang = self._game(request), _language(request)
         body = _object(await read_json(request, self.limits.body_bytes))
         async with game.busy:
             start = time.perf_counter()
 
             def work() -> dict[str, Any]:
-                change(game, body)
-                return self._kept(game)
+                change(game, body, lang)
+                return self._kept(game, lang)
 
             return _json(await self._off_loop(work, game.setup.searching), timed=start)
 
@@ -269,17 +301,16 @@ class TableApp:
         self.per_game.take(game_id, "requests to this game")
         return game
 
-    def _kept(self, game: WebGame) -> dict[str, Any]:
+    def _kept(self, game: WebGame, lang: Language) -> dict[str, Any]:
         """After a change: keep the game on disk, and its view. A change is made before it is
         saved, so a save that fails (a full disk) does not undo it: the game goes on in
         memory, and the view's ``warning`` says a restart would lose it."""
-        view = game.view()
+        view = game.view(lang)
         try:
             self.store.save(game)
         except OSError as e:
             LOG.warning("spar serve: game %s not saved: %s", game.id, e)
-            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
-                               "but a restart of the server would lose it")  # fmt: skip
+            view["warning"] = say("error.not_saved", lang, why=e.strerror or e)
         return view
 
     async def _off_loop(self, work: Callable[[], T], searching: bool = False) -> T:
@@ -295,12 +326,23 @@ class TableApp:
         return await anyio.to_thread.run_sync(work, limiter=pool)
 
 
-def _play(game: WebGame, body: dict[str, Any]) -> None:
-    game.move(body.get("move"), body.get("turn"))
+def _play(game: WebGame, body: dict[str, Any], lang: Language) -> None:
+    game.move(body.get("move"), body.get("turn"), lang)
 
 
-def _deal(game: WebGame, body: dict[str, Any]) -> None:
-    game.next_hand(body.get("turn"))
+def _deal(game: WebGame, body: dict[str, Any], lang: Language) -> None:
+    game.next_hand(body.get("turn"), lang)
+
+
+def _language(request: Request) -> Language:
+    """The request's language: ``?lang=``, else its ``Accept-Language``, else English."""
+    asked = request.query_params.get("lang")
+    if asked:
+        try:
+            return language(asked[:20])
+        except ValueError:
+            pass  # a language the tables do not speak: the browser's, as if none was asked
+    return language_of_header(request.headers.get("accept-language"))
 
 
 def _object(body: object) -> dict:
