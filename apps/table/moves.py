@@ -125,17 +125,16 @@ def _card(word: str, voice: Voice) -> int | str:
     rules = voice.rules
     text = word.translate(_SUIT_SYMBOLS)
     text = rank_from(text[:-1], voice.language) + text[-1:]
+    ranks, suits = ", ".join(voice.rank(r) for r in rules.ranks), " ".join(rules.suits)
     try:
         rank, suit = parse_card(text)
     except ValueError:
-        ranks = " ".join(voice.rank(r) for r in rules.ranks)
-        return voice.say("typed.not_a_card", text=word, ranks=ranks, suits=" ".join(rules.suits))
+        return voice.say("typed.not_a_card", text=word, ranks=ranks, suits=suits)
     try:
         return rules.card_id(rank + suit)
     except ValueError:
-        return voice.say(
-            "typed.not_in_deck", text=word, variant=variant_name(rules, voice.language)
-        )
+        variant = variant_name(rules, voice.language)
+        return voice.say("typed.not_in_deck", text=word, variant=variant, ranks=ranks, suits=suits)
 
 
 def _what_to_type(voice: Voice, choices: list[int], exchanging: bool) -> str:

@@ -82,8 +82,9 @@ MESSAGES = {
         "({suits})",
     },
     "typed.not_in_deck": {
-        "en": "'{text}' is not in the {variant} deck",
-        "fr": "« {text} » n'est pas dans le jeu de {variant}",
+        "en": "'{text}' is not in the {variant} deck: its ranks are {ranks} and its suits {suits}",
+        "fr": "« {text} » n'est pas dans le jeu de {variant} : ses valeurs sont {ranks} et ses "
+        "couleurs {suits}",
     },
     "typed.not_held": {"en": "you do not hold {card}", "fr": "vous n'avez pas {card}"},
     "typed.then": {"en": "{error}; {what}", "fr": "{error} ; {what}"},
