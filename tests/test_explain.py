@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from helpers.engine import with_stock_options
 
-from spar_env.core import next_hand, random_member, reset, step, tables_for
-from spar_env.core.deal import deck_for_hands
 from spar_apps.table.rules_text import rules_sections, tagline, typing_examples
 from spar_apps.table.voice import Voice
+from spar_env.core import next_hand, random_member, reset, step, tables_for
+from spar_env.core.deal import deck_for_hands
 from spar_env.explain import explain_hand, move_reasons
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.cards import RANKS

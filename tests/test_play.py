@@ -121,7 +121,7 @@ def test_bad_lines_get_a_message_that_says_why() -> None:
 def test_a_typing_hint_names_a_card_of_the_variant() -> None:
     sipa = make_rules("sipa")
     with pytest.raises(
-        MoveError, match="'3h' is not in the Sipa \(Togo\) deck: its ranks are A, K"
+        MoveError, match=r"'3h' is not in the Sipa \(Togo\) deck: its ranks are A, K"
     ) as e:
         read_move("3h", sipa, open_())
     assert "such as 7h" in str(e.value)  # no 6 in Sipa
