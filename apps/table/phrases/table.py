@@ -22,6 +22,9 @@ MESSAGES = {
     "suit.S": {"en": "spades", "fr": "pique"},
     "direction.clockwise": {"en": "clockwise", "fr": "dans le sens horaire"},
     "direction.counterclockwise": {"en": "counterclockwise", "fr": "dans le sens antihoraire"},
+    "card.rank.K": {"en": "K", "fr": "R"},  # French players write R, D, V for K, Q, J
+    "card.rank.Q": {"en": "Q", "fr": "D"},
+    "card.rank.J": {"en": "J", "fr": "V"},
     "card.back": {"en": "a card face down", "fr": "une carte face cachée"},
     "card.face_down": {"en": "{card} (face down)", "fr": "{card} (face cachée)"},
     "card.down_tag": {"en": "face down", "fr": "face cachée"},
