@@ -183,7 +183,6 @@ async function newGame(event) {
   try {
     show(await call("POST", "/api/games", formValues()));
     say(game.warning || game.note || "");
-    $("rules").open = false;
   } catch (e) {
     say(e.message);
   }
