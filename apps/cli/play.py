@@ -250,6 +250,7 @@ def _lang(name: str, language: Callable[[str], Any]) -> Any:
 def _lineup(specs: dict[int, AgentSpec], lang: Any = "en") -> str:
     """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
     from spar_apps.table.messages import say
+    from spar_apps.table.texts import joined
 
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
@@ -262,7 +263,7 @@ def _lineup(specs: dict[int, AgentSpec], lang: Any = "en") -> str:
         label = say("opponent.shipped_spec", lang, spec=spec) if spec in shipped else spec
         numbers = ", ".join(map(str, seats))
         parts.append(say("play.seats", lang, n=len(seats), seats=numbers, label=label))
-    return "; ".join(parts)
+    return joined(parts, lang)
 
 
 def _builder(rules: Ruleset) -> Build:

@@ -299,6 +299,8 @@ class HumanTable:
         self.log.append(action)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
         who, you = Seat(seat), "you" if seat == self.seat else "other"
+        if forced:
+            self.events.append(phrase("event.forced"))
         if not playing:
             verb = "exchange" if state.exchanged[0, seat] else "keep"
             self.events.append(phrase(f"event.{verb}.{you}", who=who))
@@ -312,8 +314,7 @@ class HumanTable:
             fields = {"who": who} if seat != self.seat else {"card": card}
             self.events.append(phrase(key, **fields, **({} if said else {"why": why})))
         else:
-            key = "event.forced" if forced else f"event.play.{you}"
-            self.events.append(phrase(key, who=who, card=Card(action)))
+            self.events.append(phrase(f"event.play.{you}", who=who, card=Card(action)))
         if playing and int(state.trick[0]) > trick:
             winner = int(state.trick_winner[0, trick])
             card = Card(int(state.trick_card[0, trick]))
@@ -321,6 +322,8 @@ class HumanTable:
             self.events.append(
                 phrase(f"event.trick.{you}", who=Seat(winner), trick=trick + 1, card=card)
             )
+            if self.on_trick is not None:
+                self.on_trick()
         revealed = int(state.revealed[0])
         if revealed >= 0 and revealed != self._reveal_seen:
             self._reveal_seen = revealed

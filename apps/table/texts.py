@@ -53,7 +53,17 @@ def happened(table: HumanTable, language: Language) -> str:
     if not table.events:
         return ""
     voice = table.voice(language)
-    return voice.say("happened", events="; ".join(voice.text(e) for e in table.events))
+    return voice.say("happened", events=joined([voice.text(e) for e in table.events], language))
+
+
+def joined(items: list[str], language: Language) -> str:
+    """Sentences one after another, with the language's semicolons (``a; b; c``)."""
+    from spar_apps.table.messages import say
+
+    text = items[0] if items else ""
+    for item in items[1:]:
+        text = say("list.then", language, head=text, last=item)
+    return text
 
 
 def headline(table: HumanTable, language: Language) -> str:

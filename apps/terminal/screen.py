@@ -198,16 +198,16 @@ def _trick_line(table: HumanTable, voice: Voice) -> str:
     )
     if not played:
         nothing = voice.say("trick.nothing")
-        return f"{line}: {nothing}" + (
-            f" ({voice.say('trick.your_lead')})" if table.my_turn else ""
-        )
-    line += ": " + ", ".join(played)
+        nothing += f" ({voice.say('trick.your_lead')})" if table.my_turn else ""
+        return voice.say("list.colon", head=line, last=nothing)
+    line = voice.say("list.colon", head=line, last=", ".join(played))
     best = int(state.best_seat[0])
     if best >= 0:
         you = "you" if best == table.seat else "other"
-        line += "; " + voice.say(
+        winning = voice.say(
             f"trick.winning.{you}", who=voice.name(best), card=voice.card(state.best_card[0])
         )
+        line = voice.say("list.then", head=line, last=winning)
     return line
 
 

@@ -239,7 +239,7 @@ def _trick_title(
     else:
         title = voice.say("trick.led", trick=int(table.state.trick[0]) + 1, who=leader)
     if not current["plays"] and table.my_turn:
-        title += ": " + voice.say("trick.your_lead")
+        title = voice.say("list.colon", head=title, last=voice.say("trick.your_lead"))
     winning = current["winning"]
     if winning:
         seat = winning["seat"]

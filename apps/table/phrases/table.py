@@ -30,6 +30,8 @@ MESSAGES = {
     "card.down_tag": {"en": "face down", "fr": "face cachée"},
     # ----- what happened ---------------------------------------------------------------
     "happened": {"en": "what happened: {events}", "fr": "ce qui s'est passé : {events}"},
+    "list.then": {"en": "{head}; {last}", "fr": "{head} ; {last}"},
+    "list.colon": {"en": "{head}: {last}", "fr": "{head} : {last}"},
     "event.keep.you": {"en": "you keep your hand", "fr": "vous gardez votre main"},
     "event.keep.other": {"en": "{who} keeps its hand", "fr": "{who:le} garde sa main"},
     "event.exchange.you": {"en": "you exchange your hand", "fr": "vous échangez votre main"},
@@ -37,8 +39,8 @@ MESSAGES = {
     "event.play.you": {"en": "you play {card}", "fr": "vous jouez {card}"},
     "event.play.other": {"en": "{who} plays {card}", "fr": "{who:le} joue {card}"},
     "event.forced": {
-        "en": "you play {card}, your last card (played for you)",
-        "fr": "vous jouez {card}, votre dernière carte (jouée pour vous)",
+        "en": "your last card leaves no choice: it is played for you",
+        "fr": "votre dernière carte ne laisse pas le choix : elle est jouée pour vous",
     },
     "event.down.you": {
         "en": "you play {card} face down ({why})",
