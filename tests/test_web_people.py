@@ -4,7 +4,7 @@ focus where the last action was, a finished trick that stays until a tap, and a 
 that names the variants and shows their rules before a game.
 
 A screenshot of the French table on a phone is kept in ``runs/browser/`` (the manual's is
-``docs/_static/play-fr.png``, taken the same way).
+``docs/play-fr.png``, taken the same way, with the pace "tap" holding a trick).
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ def test_a_french_game_shows_no_english_word_of_ours(browser, server) -> None:
     page.screenshot(path=str(SHOTS / "french-phone-end.png"), full_page=True)
     text = "\n".join(seen)
     assert "pourquoi" in text and "siège" in text and "pli" in text  # it is French
+    assert "Tapez une carte (" in text  # the typing label, with the deck's own examples
     assert not english_in(text), sorted(english_in(text))
     assert not page.errors, page.errors
     # the same table in English shows English words: the switch turns it, game and all

@@ -365,6 +365,7 @@ def rules_view(rules: Ruleset, language: Language) -> dict[str, Any]:
     """A ruleset's texts for the page: its name, tagline, typing examples and rules."""
     from spar_apps.table.rules_text import typing_examples
 
+    typing = typing_examples(rules, language)
     return {
         "title": say(
             "rules.title",
@@ -373,7 +374,8 @@ def rules_view(rules: Ruleset, language: Language) -> dict[str, Any]:
             tagline=tagline(rules, language),
         ),  # fmt: skip
         "tagline": tagline(rules, language),
-        "typing": typing_examples(rules, language),
+        "typing": typing,
+        "typed": say("page.typed", language, examples=", ".join(typing)),
         "rules": [
             {"heading": h, "text": " ".join(lines)} for h, lines in rules_sections(rules, language)
         ],
