@@ -49,11 +49,11 @@ key                     meaning
 ``texts``               the page's sentences: ``headline``, ``trick``,
                         ``happened`` and ``revealed``
 ``language``            the language of every text
-``title``, ``tagline``, the variant's texts from its ruleset: its name and
-``rules``               what decides a hand, and its rules as
-                        ``heading``/``text`` sections; ``typing``: three ways
-                        to type one of its cards, and ``typed`` the label
-                        that names them
+``title``               the variant's texts from its ruleset: its name, what
+                        decides a hand (``tagline``), its rules as
+                        ``heading``/``text`` sections (``rules``); ``typing``:
+                        three ways to type one of its cards, and ``typed``
+                        the label that names them
 ======================  =====================================================
 """
 
