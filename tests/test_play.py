@@ -155,7 +155,8 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
     assert not outcome.left and outcome.hands == 2 and len(records) == 2
     # the last card of each hand leaves no choice: it is played for the person, who is told
     assert term.prompts.count("your card: ") == 2 * (rules.hand_size - 1)
-    assert sum("your last card (played for you)" in " ".join(s.split()) for s in term.shown) == 2
+    said = [" ".join(s.split()) for s in term.shown]
+    assert sum("your last card leaves no choice: it is played for you" in s for s in said) == 2
     for record in records:
         assert replay(record)["winner"] == record["result"]["winner"]
     assert sum(record["result"]["points"] for record in records) == sum(outcome.scores)
