@@ -427,7 +427,7 @@ def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() 
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--set", "last_two=bonus", "--seed", "14")
-    child.expect(r"no\s+shipped\s+bot\s+plays\s+spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
+    child.expect(r"no\s+shipped\s+bot\s+plays\s+Spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
     child.expect(r"your\s+opponents\s+are\s+heuristic")
     child.expect("your card: ")
     child.sendeof()

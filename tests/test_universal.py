@@ -16,7 +16,7 @@ from test_play import finish, spawn
 import spar_env.observation.universal as universal_observation
 from spar_agents import make_agent
 from spar_agents.base import Situation
-from spar_apps.table.voice import say_phrase
+from spar_apps.table.voice import Voice, say_phrase
 from spar_env.history import History
 from spar_env.observation.per_game import encode, layout_for
 from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
@@ -338,7 +338,8 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
         assert setup.hint is setup.bots[1]  # the seated bot gives the hints too
     setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
     assert say_phrase(setup.lineup, "en") == "heuristic: the rule-based expert"
-    assert setup.note == "no shipped bot plays mini with 2 players; your opponents are heuristic"
+    note = Voice(setup.rules, "en").text(setup.note)
+    assert note == "no shipped bot plays Mini with 2 players; your opponents are heuristic"
 
 
 def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:

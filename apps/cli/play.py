@@ -47,6 +47,7 @@ from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
+from spar_env.explain.phrase import Phrase
 from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
@@ -144,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         np.random.default_rng([deal_seed, 0]),
         np.random.default_rng([deal_seed, 1]),
     )
+    if note is not None:
+        note = table.voice(lang).text(note)
     for line in (game_note, note):
         if line:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
@@ -207,11 +210,12 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
 
 
-def _default_spec(rules: Ruleset, build: Build | None = None) -> tuple[str, str | None]:
+def _default_spec(rules: Ruleset, build: Build | None = None) -> tuple[str, Phrase | None]:
     """The first shipped bot that plays ``rules`` (:func:`spar_agents.shipped.default_bots`),
     else :data:`FALLBACK` and a note saying why; ``build`` keeps the agents it tries."""
-    from spar_agents.registry.for_game import fallback_note, first_that_plays
+    from spar_agents.registry.for_game import first_that_plays
     from spar_agents.shipped import default_bot_specs
+    from spar_apps.table.texts import fallback_note
 
     spec = first_that_plays(default_bot_specs(), rules, build)
     if spec is not None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from spar_apps.table.human import HumanTable
 from spar_apps.table.messages import Language
+from spar_env.explain.phrase import Phrase, phrase
+from spar_env.rules import Ruleset
 
 
 def session_goal(table: HumanTable, language: Language) -> str:
@@ -102,3 +104,13 @@ def chance_note(chances: list[float], language: Language) -> str:
     note = say("chance.note", language)
     tie = 1 - sum(chances)
     return say("chance.tie", language, note=note, tie=f"{tie:.0%}") if tie >= 0.005 else note
+
+
+def fallback_note(rules: Ruleset, fallback: str) -> Phrase:
+    """What a table says when no shipped bot plays its game: ``no shipped bot plays Spar with
+    4 players (end=target:20); your opponents are heuristic``."""
+    options = ", ".join(f"{k}={v}" for k, v in rules.options().items())
+    return phrase(
+        "opponent.fallback", variant=phrase(f"variant.{rules.variant}"), players=rules.players,
+        options=f" ({options})" if options else "", fallback=fallback,
+    )  # fmt: skip

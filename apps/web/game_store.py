@@ -132,7 +132,8 @@ class WebGame:
             language=language,
         )
         view["lineup"] = say_phrase(self.setup.lineup, language)
-        view["note"] = self.setup.note
+        note = self.setup.note
+        view["note"] = None if note is None else self.table.voice(language).text(note)
         return view
 
     def move(self, text: object, turn: object, language: Language = DEFAULT_LANGUAGE) -> None:

@@ -83,7 +83,7 @@ class Setup:
     bots: dict[int, Any]
     hint: Any | None
     lineup: Phrase  # who the opponents are, for the page
-    note: str | None  # why the opponents are not the ones asked for
+    note: Phrase | None  # why the opponents are not the ones asked for
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
     overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
 
@@ -247,7 +247,7 @@ class Lobby:
             raise FormError(str(e)) from None
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
-        from spar_agents.registry.for_game import fallback_note
+        from spar_apps.table.texts import fallback_note
 
         note = None
         spec = self._choice(opponent, rules)

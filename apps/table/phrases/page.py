@@ -88,6 +88,12 @@ MESSAGES = {
         "fr": "pimc : un bot qui cherche (jusqu'à {seconds} s par coup)",
     },
     "opponent.spec": {"en": "{spec}", "fr": "{spec}"},
+    "opponent.fallback": {
+        "en": "no shipped bot plays {variant} with {players} players{options}; your opponents "
+        "are {fallback}",
+        "fr": "aucun bot livré ne joue à {variant} à {players} joueurs{options} ; vos "
+        "adversaires sont {fallback}",
+    },
     "opponent.spec_limited": {
         "en": "{spec} (up to {seconds} s a move)",
         "fr": "{spec} (jusqu'à {seconds} s par coup)",
