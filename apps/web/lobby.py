@@ -43,7 +43,7 @@ import numpy as np
 
 from spar_agents.shipped import search_policy_specs
 from spar_apps.table.messages import DEFAULT_LANGUAGE, LANGUAGES, Language, say
-from spar_apps.table.rules_text import rules_sections, tagline, variant_name
+from spar_apps.table.rules_text import tagline, variant_name
 from spar_apps.table.voice import say_phrase
 from spar_env.explain.phrase import Phrase, phrase
 from spar_env.rules import PRESETS, Ruleset, make_rules
@@ -181,8 +181,9 @@ class Lobby:
         Raises:
             FormError: as :meth:`setup` does, for a form it would refuse.
         """
-        rules = self.ruleset(_texts(form))
-        return rules_view(rules, language)
+        from spar_apps.web.rules_view import form_of_query, rules_view
+
+        return rules_view(self.ruleset(form_of_query(form)), language)
 
     def searching(self, form: object) -> bool:
         """Whether a form asks for a searching opponent (read before the game is made; the
@@ -344,42 +345,6 @@ def _end_label(end: str, language: Language) -> str:
     if end == "default":
         return say("page.end.default", language)
     return say("page.end.target", language, n=end.partition(":")[2])
-
-
-def _texts(form: object) -> dict[str, Any]:
-    """A form of query parameters (all text) as the JSON form it stands for."""
-    if not isinstance(form, dict):
-        return form  # type: ignore[return-value]
-    out: dict[str, Any] = {}
-    for key, value in form.items():
-        if key == "players" and isinstance(value, str) and value.isdecimal():
-            out[key] = int(value)
-        elif key == "ace_of_spades" and value in ("true", "false"):
-            out[key] = value == "true"
-        elif key != "opponents":
-            out[key] = value or None
-    return out
-
-
-def rules_view(rules: Ruleset, language: Language) -> dict[str, Any]:
-    """A ruleset's texts for the page: its name, tagline, typing examples and rules."""
-    from spar_apps.table.rules_text import typing_examples
-
-    typing = typing_examples(rules, language)
-    return {
-        "title": say(
-            "rules.title",
-            language,
-            variant=variant_name(rules, language),
-            tagline=tagline(rules, language),
-        ),  # fmt: skip
-        "tagline": tagline(rules, language),
-        "typing": typing,
-        "typed": say("page.typed", language, examples=", ".join(typing)),
-        "rules": [
-            {"heading": h, "text": " ".join(lines)} for h, lines in rules_sections(rules, language)
-        ],
-    }
 
 
 def _default_players(variant: str, counts: list[int]) -> int:

@@ -73,7 +73,7 @@ from spar_apps.table.texts import (
     session_result,
 )
 from spar_apps.table.voice import Voice
-from spar_apps.web.lobby import rules_view
+from spar_apps.web.rules_view import rules_view
 from spar_env.explain import MoveReason, high_ranks
 from spar_env.rules import Ruleset
 
