@@ -143,12 +143,13 @@ def test_a_bad_seed_is_refused_in_the_requests_language(bad) -> None:
     assert asked.json()["error"] == french.json()["error"]
 
 
-def test_the_offer_and_the_view_speak_the_requests_language() -> None:
+def test_the_form_field_and_the_view_speak_the_requests_language() -> None:
     c = client()
-    assert c.get("/api/offer").json()["duplicate"] == {"on": "Duplicate challenge",
-                                                       "seed": "seed", "empty": "new"}  # fmt: skip
-    offer = c.get("/api/offer", headers={"accept-language": "fr"}).json()["duplicate"]
-    assert offer == {"on": "Défi duplicate", "seed": "graine", "empty": "nouvelle"}
+    field = ("duplicate.form.on", "duplicate.form.seed", "duplicate.form.empty")
+    english = c.get("/api/messages").json()["messages"]
+    assert [english[k] for k in field] == ["Duplicate challenge", "seed", "new"]
+    french = c.get("/api/messages", headers={"accept-language": "fr"}).json()["messages"]
+    assert [french[k] for k in field] == ["Défi duplicate", "graine", "nouvelle"]
     view = new_game(c, duplicate=5)
     french = c.get(f"/api/games/{view['game']}?lang=fr").json()["duplicate"]
     assert french["title"] == "Défi duplicate" and french["columns"][1] == "vous"

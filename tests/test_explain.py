@@ -18,9 +18,11 @@ import numpy as np
 import pytest
 from helpers.engine import with_stock_options
 
+from spar_apps.table.rules_text import rules_sections, tagline, typing_examples
+from spar_apps.table.voice import Voice
 from spar_env.core import next_hand, random_member, reset, step, tables_for
 from spar_env.core.deal import deck_for_hands
-from spar_env.explain import explain_hand, move_reasons, rules_sections, tagline, typing_examples
+from spar_env.explain import explain_hand, move_reasons
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.cards import RANKS
 
@@ -57,9 +59,10 @@ def play_checking_reasons(rules: Ruleset, games: int, seed: int) -> tuple[int, i
                 held = {c for c in range(rules.num_card_ids) if int(state.hands[g, seat]) >> c & 1}
                 assert {r.action for r in reasons if r.action < rules.num_card_ids} == held
                 for r in reasons:
-                    assert r.reason and "\n" not in r.reason
+                    said = [Voice(rules, lang, seat).text(r.reason) for lang in ("en", "fr")]
+                    assert all(said) and not any("\n" in text for text in said)
                     if not r.legal:
-                        assert ("follow suit" in r.reason) or ("exchange" in r.reason), r.reason
+                        assert ("follow suit" in said[0]) or ("exchange" in said[0]), said
                 predicted[int(g)] = {r.action: r.face_down for r in reasons}
                 decisions += 1
             actions = random_member(state.legal, rng)
@@ -81,7 +84,10 @@ def play_checking_reasons(rules: Ruleset, games: int, seed: int) -> tuple[int, i
             assert explained.total == int(state.points[g])
             for seat in range(rules.players):
                 assert explained.payoff(seat) == rewards[g, seat], (g, seat, explained.lines())
-                assert explained.why_payoff(seat), (g, seat)
+                for lang in ("en", "fr"):  # every phrase is said, in both languages
+                    voice = Voice(rules, lang, 0)
+                    assert voice.text(explained.why_payoff(seat)), (g, seat)
+                    assert all(voice.text(line) for line in explained.lines())
         next_hand(state, np.flatnonzero(~state.session_over), rng)
         if state.session_over.all():
             break
@@ -113,17 +119,24 @@ def test_a_six_led_to_the_last_trick_is_explained_as_three_paid_by_each_loser() 
     rules = make_rules("spar", players=3)
     state = dealt(rules, ["AC AD AH KS 6S", "KC QC KD QD KH", "JC 10C JD 10D QH"], dealer=2)
     play(state, rules, "AC KC JC  AD KD JD  AH KH QH")
-    reasons = {rules.card_name(r.action): r for r in move_reasons(state)}
-    assert reasons["KS"].legal and "you lead this trick" in reasons["KS"].reason
+    say = Voice(rules, "en", seat=0).text
+    reasons = {rules.card_name(r.action): say(r.reason) for r in move_reasons(state)}
+    assert "you lead this trick" in reasons["KS"]
     play(state, rules, "KS")
-    follow = {rules.card_name(r.action): r for r in move_reasons(state)}  # seat 1: no spade
-    assert "you hold no spades" in follow["QC"].reason and "cannot win" in follow["QC"].reason
+    follow = {rules.card_name(r.action): say(r.reason) for r in move_reasons(state)}
+    assert "you hold no spades" in follow["QC"] and "cannot win" in follow["QC"]  # seat 1
     play(state, rules, "QC 10C 6S QD 10D")
-    explained = explain_hand(state, 0, name=lambda s: "you" if s == 0 else f"seat {s}")
-    assert explained.why_points() == "why 3 points: trick 5 won with 6♠ scores 3"
-    assert explained.why_payoff(0) == "3 from seat 1 + 3 from seat 2"
-    assert explained.why_payoff(1) == "pays you the hand's 3"
-    assert "you: score 0 + 3 = 3; 10 points win the match" in explained.lines()
+    explained = explain_hand(state, 0)
+    assert say(explained.why_points()) == "why 3 points: trick 5 won with 6♠ scores 3"
+    assert say(explained.why_payoff(0)) == "3 from seat 1 + 3 from seat 2"
+    assert say(explained.why_payoff(1)) == "pays you the hand's 3"
+    assert "you: score 0 + 3 = 3; 10 points win the match" in map(say, explained.lines())
+    french = Voice(rules, "fr", seat=0).text  # the same hand, as a French player reads it
+    assert (
+        french(explained.why_points()) == "pourquoi 3 points\u00a0: le pli 5 gagné avec 6♠ vaut 3"
+    )
+    assert french(explained.why_payoff(0)) == "3 du siège 1 + 3 du siège 2"
+    assert french(explained.why_payoff(1)) == "paie les 3 de la main à vous"
 
 
 def test_a_card_that_must_follow_suit_names_the_suit_and_the_cards_held() -> None:
@@ -131,9 +144,15 @@ def test_a_card_that_must_follow_suit_names_the_suit_and_the_cards_held() -> Non
     state = dealt(rules, ["AC AD AH KS 6S", "KC QC KD QD KH", "JC 10C JD 10D QH"], dealer=2)
     play(state, rules, "AD")
     reasons = {rules.card_name(r.action): r for r in move_reasons(state)}
+    say, french = Voice(rules, "en", 1).text, Voice(rules, "fr", 1).text
     assert not reasons["KC"].legal
-    assert reasons["KC"].reason == "you must follow suit: diamonds were led and you hold K♦, Q♦"
-    assert reasons["QD"].legal and "does not beat A♦" in reasons["QD"].reason
+    assert (
+        say(reasons["KC"].reason) == "you must follow suit: diamonds were led and you hold K♦, Q♦"
+    )
+    assert french(reasons["KC"].reason) == (
+        "vous devez fournir\u00a0: la couleur demandée est carreau et vous avez R♦, D♦"
+    )
+    assert reasons["QD"].legal and "does not beat A♦" in say(reasons["QD"].reason)
 
 
 @pytest.mark.parametrize(("last_two", "points", "why"), [
@@ -147,7 +166,7 @@ def test_two_low_cards_at_the_end_add_up_as_last_two_says(last_two, points, why)
     play(state, rules, "AC KC AD KD AH KH 7S QC 6S QD")
     explained = explain_hand(state)
     assert explained.total == points == int(state.points[0])
-    assert why in explained.why_points()
+    assert why in Voice(rules, "en").text(explained.why_points())
 
 
 def test_a_face_down_card_says_why_before_it_is_played() -> None:
@@ -155,20 +174,22 @@ def test_a_face_down_card_says_why_before_it_is_played() -> None:
     state = dealt(rules, ["AC KD 8C 9H 10S", "QC 9C JD 7H 8S"], dealer=1)
     play(state, rules, "AC")
     reasons = {rules.card_name(r.action): r for r in move_reasons(state)}
-    assert reasons["QC"].face_down and "does not beat A♣" in reasons["QC"].reason
-    assert "played face down" in reasons["QC"].reason
+    said = Voice(rules, "en", 1).text(reasons["QC"].reason)
+    assert reasons["QC"].face_down and "does not beat A♣" in said
+    assert "played face down" in said
 
 
 def test_the_exchange_says_why_a_strong_hand_may_only_keep() -> None:
     rules = make_rules("spar", players=3, weak_hand_exchange=True)
     state = dealt(rules, ["9C 8C 7C 6C 9D", "KC QC KD QD KH", "JC 10C JD 10D QH"], dealer=2)
+    say = Voice(rules, "en").text
     weak = {r.action: r for r in move_reasons(state)}
-    assert weak[rules.exchange_action].legal and "weak" in weak[rules.exchange_action].reason
+    assert weak[rules.exchange_action].legal and "weak" in say(weak[rules.exchange_action].reason)
     assert not weak[rules.card_id("9C")].legal
     step(state, np.array([rules.keep_action]))
     strong = {r.action: r for r in move_reasons(state)}
     closed = strong[rules.exchange_action]
-    assert not closed.legal and closed.reason.startswith("your hand holds K♣, Q♣, K♦, Q♦, K♥")
+    assert not closed.legal and say(closed.reason).startswith("your hand holds K♣, Q♣, K♦, Q♦, K♥")
 
 
 # ----- texts written from the ruleset ---------------------------------------------------
@@ -198,6 +219,30 @@ def test_every_text_of_a_variant_names_only_its_own_ranks(variant: str) -> None:
             assert ranks_named(text) <= set(rules.ranks), (variant, text)
         for card in typing_examples(rules):
             rules.card_id(card.replace("♥", "H").replace("♦", "D"))  # each is in the deck
+        french = [" ".join(lines) for _, lines in rules_sections(rules, "fr")]
+        french += [tagline(rules, "fr"), *typing_examples(rules, "fr")]
+        english_ranks = {"R": "K", "D": "Q", "V": "J"}  # how French writes K, Q, J
+        for text in french:
+            named = {english_ranks.get(r, r) for r in ranks_named_fr(text)}
+            assert named <= set(rules.ranks), (variant, text)
+
+
+_RANK_FR = "|".join(sorted(["10", *"3456789ARDV"], key=len, reverse=True))
+_NAMED_FR = [
+    re.compile(rf"(?<![\w+-])({_RANK_FR})(?:[♣♦♥♠]|[cdhs]\b)"),
+    re.compile(rf"\b(?:un|aucun|ou)\s+({_RANK_FR})\b"),
+]
+_ORDER_FR = re.compile(rf"plus faible(?:\s|:)*((?:\s*(?:{_RANK_FR})\b)+)")
+
+
+def ranks_named_fr(text: str) -> set[str]:
+    """The ranks a French text names: as cards (``R♥``, ``10h``), as ``un 6`` or ``aucun 10,
+    V ou A``, and in a rank order (``de la plus forte à la plus faible A R D``)."""
+    text = text.replace("\u00a0", " ")
+    found = {m.group(1) for pattern in _NAMED_FR for m in pattern.finditer(text)}
+    for order in _ORDER_FR.finditer(text):
+        found |= set(order.group(1).split())
+    return {r.upper() for r in found}
 
 
 def test_the_rank_check_finds_a_rank_the_deck_lacks() -> None:
@@ -206,6 +251,8 @@ def test_the_rank_check_finds_a_rank_the_deck_lacks() -> None:
     assert "6" in ranks_named("type 6♥")
     assert "3" in ranks_named("ranked high to low 10 9 8 7 6 5 4 3 A")
     assert not ranks_named("trick 4 of 5, 3 players get 6 cards each, 3 then 3 at a time")
+    assert {"R", "6"} <= ranks_named_fr("gardez un R et un 6♥")
+    assert "6" in ranks_named_fr("de la plus forte à la plus faible 10 9 8 7 6")
 
 
 def test_the_manuals_spar_rules_commands_run_and_print_what_it_shows() -> None:
@@ -229,7 +276,7 @@ def test_the_manuals_spar_rules_commands_run_and_print_what_it_shows() -> None:
         assert words[0] == "spar" and words[1] == "rules", line
         done = subprocess.run(
             [spar, *words[1:]], capture_output=True, text=True, timeout=60,
-            env={**os.environ, "COLUMNS": "100"},
+            env={**os.environ, "COLUMNS": "100", "LC_ALL": "C.UTF-8"},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)

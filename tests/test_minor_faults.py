@@ -161,7 +161,7 @@ def test_next_hand_errors_speak_of_the_deal() -> None:
                                       "opponents": "random"}).json()  # fmt: skip
     game = view["game"]
     for body, words in (({}, "a deal of the next hand must give the table's turn"),
-                        ({"turn": view["turn"] + 5}, "this deal of the next hand was for turn")):  # fmt: skip
+                        ({"turn": view["turn"] + 5}, "out of turn: this was for turn")):  # fmt: skip
         answer = c.post(f"/api/games/{game}/next", json=body)
         assert answer.status_code in (400, 409) and words in answer.json()["error"], answer.text
         assert "move" not in answer.json()["error"]

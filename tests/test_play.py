@@ -18,8 +18,8 @@ from rich.console import Console
 
 from spar_agents import make_agent
 from spar_apps.terminal import HumanTable, MoveError, Quit, play_session, read_move, screen
+from spar_apps.terminal.screen import BACK
 from spar_env import replay
-from spar_env.envs.render import BACK
 from spar_env.explain import MoveReason
 from spar_env.rules import make_rules
 
@@ -102,8 +102,8 @@ def test_bad_lines_get_a_message_that_says_why() -> None:
         "": "type a card such as kd, or its number \\(1-2\\)",
         "   ": "type a card",
         "xyz": "'xyz' is not a card: write the rank \\(A, K, Q, J, 10, 9, 8, 7, 6\\)",
-        "3h": "'3h' is not in the spar deck: its ranks are A, K, Q, J, 10, 9, 8, 7, 6",
-        "AS": "'AS' is not in the spar deck",
+        "3h": "'3h' is not in the Spar deck: its ranks are A, K, Q, J, 10, 9, 8, 7, 6",
+        "AS": "'AS' is not in the Spar deck",
         "7c": "you do not hold 7♣",
         "6h": must,
         "🂠": "is not a card",
@@ -120,10 +120,12 @@ def test_bad_lines_get_a_message_that_says_why() -> None:
 
 def test_a_typing_hint_names_a_card_of_the_variant() -> None:
     sipa = make_rules("sipa")
-    with pytest.raises(MoveError, match="'3h' is not in the sipa deck: its ranks are A, K") as e:
+    with pytest.raises(
+        MoveError, match=r"'3h' is not in the Sipa \(Togo\) deck: its ranks are A, K"
+    ) as e:
         read_move("3h", sipa, open_())
     assert "such as 7h" in str(e.value)  # no 6 in Sipa
-    with pytest.raises(MoveError, match="for example '7H'"):
+    with pytest.raises(MoveError, match=r"'zz' is not a card: write the rank \(A, K, Q, J, 10, 9"):
         read_move("zz", sipa, open_())
 
 
@@ -151,11 +153,15 @@ def test_a_session_to_its_end_with_records_that_replay() -> None:
     records: list[dict] = []
     outcome = play_session(table, term, on_record=records.append)
     assert not outcome.left and outcome.hands == 2 and len(records) == 2
-    assert term.prompts.count("your card: ") == 2 * rules.hand_size
+    # the last card of each hand leaves no choice: it is played for the person, who is told
+    assert term.prompts.count("your card: ") == 2 * (rules.hand_size - 1)
+    said = [" ".join(s.split()) for s in term.shown]
+    assert sum("your last card leaves no choice: it is played for you" in s for s in said) == 2
     for record in records:
         assert replay(record)["winner"] == record["result"]["winner"]
     assert sum(record["result"]["points"] for record in records) == sum(outcome.scores)
-    assert "session over" in term.shown[-1] and "final scores" in term.shown[-1]
+    assert "final scores" in term.shown[-1]
+    assert sum("session over" in s for s in term.shown) == 1  # said once, with the last hand
     # the end of each hand: the winner, the card, the points, every seat's hand as dealt
     summaries = [s for s in term.shown if "over:" in s and "dealt" in s]
     assert len(summaries) == 2
@@ -233,7 +239,7 @@ def test_invalid_lines_are_answered_and_play_goes_on() -> None:
     for message in (
         "type a card",
         "'gibberish' is not a card",
-        "not in the spar deck",
+        "not in the Spar deck",
         "no choice 99",
     ):
         assert message in text
@@ -242,7 +248,7 @@ def test_invalid_lines_are_answered_and_play_goes_on() -> None:
 @pytest.mark.parametrize("leave", ["q", EOFError(), KeyboardInterrupt()])
 def test_q_end_of_input_and_ctrl_c_leave_cleanly_keeping_the_finished_hands(leave) -> None:
     table = table_for(make_rules("spar"), seed=2)
-    per_hand = [*(["1"] * SPAR4.hand_size), ""]  # a whole hand, then Enter for the next
+    per_hand = [*(["1"] * (SPAR4.hand_size - 1)), ""]  # a whole hand, then Enter for the next
     records: list[dict] = []
     term = Script([*per_hand, "1", "1", leave])
     outcome = play_session(table, term, on_record=records.append)
@@ -255,6 +261,7 @@ def test_the_screen_shows_the_table_and_never_another_seats_hidden_cards() -> No
     # Sipa lays non-winning cards face down: most plays of a hand are hidden.
     rules = make_rules("sipa", players=3, end="hands:3")
     table = table_for(rules, seat=1, seed=3)
+    voice = table.voice("en")
     checked = 0
 
     def look() -> str:
@@ -265,7 +272,7 @@ def test_the_screen_shows_the_table_and_never_another_seats_hidden_cards() -> No
         history, state = table.history, table.state
         for i in range(int(history.count[0])):
             seat = int(history.seats[0, i])
-            name = table.card(history.cards[0, i])
+            name = voice.card(history.cards[0, i])
             if history.down[0, i] and seat != table.seat:
                 assert name not in view, f"seat {seat}'s face-down {name} is shown"
                 assert BACK in view
@@ -273,11 +280,11 @@ def test_the_screen_shows_the_table_and_never_another_seats_hidden_cards() -> No
         for seat in range(rules.players):
             if seat != table.seat:
                 for card in table.hand(seat):
-                    assert table.card(card) not in view, (
-                        f"seat {seat}'s {table.card(card)} is shown"
+                    assert voice.card(card) not in view, (
+                        f"seat {seat}'s {voice.card(card)} is shown"
                     )
         assert f"trick {int(state.trick[0]) + 1} of 5" in view
-        assert f"led by {table.name(int(state.leader[0]))}" in view
+        assert f"led by {voice.name(int(state.leader[0]))}" in view
         assert "your hand: " in view and "1:" in view
         return "1"
 
@@ -291,7 +298,7 @@ def test_the_screen_writes_scores_in_c_notation_and_colours_red_suits() -> None:
     table = table_for(rules, seed=5)
     table.state.scores[0] = [14, 9, 2, 0]
     term = Script([])
-    term.show(screen.table_view(table))
+    term.show(screen.table_view(table, "en"))
     assert "c12 2" in term.shown[0] and "c9" in term.shown[0]
     text = screen.colour("seat 2 wins with K♦ over 9♣")
     styles = {text.plain[s.start : s.end]: str(s.style) for s in text.spans}
@@ -304,12 +311,12 @@ def test_the_hint_shows_the_bots_probabilities() -> None:
     rules = make_rules("spar", c_notation=True)  # the shipped bot's game, scores written as c3
     table = table_for(rules, seed=6)
     bot = make_agent(f"onnx:{SHIPPED_BOT}", rules)
-    term = Script(["1"] * rules.hand_size)  # one hand, then the end of input
-    play_session(
+    term = Script(["1"] * (rules.hand_size - 1))  # one hand (its last card is played for
+    play_session(  # the person), then the end of input
         table, term, hint=lambda t: bot.act(t.situation(), np.random.default_rng(0)).probs[0]
     )
     views = [s for s in term.shown if "your hand:" in s]
-    assert len(views) == rules.hand_size
+    assert len(views) == rules.hand_size - 1
     assert all("hint, the bot's policy" in v for v in views) and "%" in views[0]
 
 
@@ -432,7 +439,7 @@ def test_spar_play_in_a_terminal_leaves_on_ctrl_c_and_keeps_the_finished_hands(
 ) -> None:
     games = tmp_path / "games.jsonl"
     child = spawn("--opponents", "random", "--seed", "12", "--hint", "--record", str(games))
-    for _ in range(SPAR4.hand_size):
+    for _ in range(SPAR4.hand_size - 1):  # the last card is played for the person
         child.expect("hint, the bot's policy")  # the shipped bot's probabilities
         child.expect("your card: ")
         child.sendline("1")
@@ -471,7 +478,7 @@ def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() 
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--set", "last_two=bonus", "--seed", "14")
-    child.expect(r"no\s+shipped\s+bot\s+plays\s+spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
+    child.expect(r"no\s+shipped\s+bot\s+plays\s+Spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
     child.expect(r"your\s+opponents\s+are\s+heuristic")
     child.expect("your card: ")
     child.sendeof()

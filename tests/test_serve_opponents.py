@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from spar_agents import make_agent
+from spar_apps.table.voice import say_phrase
 from spar_apps.web import Limits, Lobby, create_app
 from spar_apps.web.saved import GameFolder
 
@@ -25,7 +26,7 @@ def test_a_searching_spec_searches_apart_and_within_think() -> None:
     assert lobby.searching({"opponents": DEEP}) and lobby.searching({})  # the first is default
     assert not lobby.searching({"opponents": "random"}) and not lobby.searching({"opponents": 3})
     deep = lobby.setup({"opponents": DEEP})
-    assert deep.searching and "up to 1.5 s a move" in deep.lineup
+    assert deep.searching and "up to 1.5 s a move" in say_phrase(deep.lineup, "en")
     assert deep.bots[1].worlds == 3000 and deep.bots[1].time_limit == 1.5
     assert lobby.setup({"opponents": "pimc:worlds=8,time_limit=0.5"}).bots[1].time_limit == 0.5
     assert lobby.setup({"opponents": "pimc:time_limit=60"}).bots[1].time_limit == 1.5  # capped

@@ -16,6 +16,7 @@ from test_play import finish, spawn
 import spar_env.observation.universal as universal_observation
 from spar_agents import make_agent
 from spar_agents.base import Situation
+from spar_apps.table.voice import Voice, say_phrase
 from spar_env.history import History
 from spar_env.observation.per_game import encode, layout_for
 from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
@@ -332,11 +333,13 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
         ({"variant": "spar", "players": 2, "end": "target:15"}, "onnx:spar2"),
     ):
         setup = lobby.setup({**form, "opponents": "shipped"})
-        assert setup.note is None and setup.lineup == f"the shipped bot ({spec})", form
+        lineup = say_phrase(setup.lineup, "en")
+        assert setup.note is None and lineup == f"the shipped bot ({spec})", form
         assert setup.hint is setup.bots[1]  # the seated bot gives the hints too
     setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
-    assert setup.lineup == "heuristic: the rule-based expert"
-    assert setup.note == "no shipped bot plays mini with 2 players; your opponents are heuristic"
+    assert say_phrase(setup.lineup, "en") == "heuristic: the rule-based expert"
+    note = Voice(setup.rules, "en").text(setup.note)
+    assert note == "no shipped bot plays Mini with 2 players; your opponents are heuristic"
 
 
 def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:
@@ -354,7 +357,7 @@ def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_
     for players, policy in ((2, "onnx:spar2"), (3, "onnx:universal"), (4, "onnx:universal")):
         setup = lobby.setup({"variant": "spar", "players": players, "opponents": "search"})
         assert isinstance(setup.bots[1], SearchAgent) and setup.searching
-        assert setup.lineup == "search: the strongest bot (up to 0.1 s a move)"
+        assert say_phrase(setup.lineup, "en") == "search: the strongest bot (up to 0.1 s a move)"
         built = [spec for spec, rules in lobby._agents if rules == setup.rules]
         assert f"search:policy={policy},time_limit=0.1" in built, built
     with pytest.raises(FormError, match="opponents search: search"):

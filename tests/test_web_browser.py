@@ -275,7 +275,9 @@ def test_the_table_says_whose_turn_it_is_why_a_card_is_closed_and_how_a_hand_sco
     page.select_option("#variant", "sipa")  # the subtitle follows the variant
     assert page.inner_text("#tagline") == "the last three tricks count"
     start(page, "sipa", 3, "random")
-    assert "6" not in page.inner_text("#typing")  # Sipa has no 6
+    typing = page.inner_text("#typed-label")
+    assert typing.startswith("Type a card (") and "7♥" in typing  # a card of Sipa's deck
+    assert "6" not in typing  # Sipa has no 6
     assert "2 with a 7" in page.inner_text("#rules-body")
 
 

@@ -235,7 +235,10 @@ def test_the_checker_finds_a_hidden_card(hidden):
                 while view["phase"] != "over":
                     card = _hidden_card(table, hidden)
                     if card is not None:
-                        forged = {**view, "events": [f"seat 1 plays {table.card(card)}"]}
+                        forged = {
+                            **view,
+                            "events": [f"seat 1 plays {table.rules.card_name(card, unicode=True)}"],
+                        }
                         with pytest.raises(AssertionError, match="hidden cards"):
                             checker.check(forged, view["game"])
                         return

@@ -138,6 +138,17 @@ def bot_rules(path: str | os.PathLike) -> Ruleset:
     return rules_of(signature_of(read_metadata(path, str(path)), str(path)))
 
 
+def bot_game_count(path: str | os.PathLike) -> int:
+    """How many games a bot file was made for: 1, or a universal bot's count.
+
+    Raises:
+        BotError: if the file is not a spar-rl bot.
+    """
+    path = shipped.resolve_bot(path)
+    signature = signature_of(read_metadata(path, str(path)), str(path))
+    return len(signature["games"]) if is_universal(signature) else 1
+
+
 class OnnxAgent:
     """Plays an exported bot (see the module docstring)."""
 

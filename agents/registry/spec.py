@@ -111,6 +111,17 @@ def parse_lineup(specs: Iterable[str]) -> list[AgentSpec]:
     return [values[text] for text in texts]
 
 
+def game_count(spec: str | AgentSpec) -> int:
+    """How many games the file of a learned agent's spec was made for (a universal bot's many;
+    1 for any other)."""
+    parsed = AgentSpec.of(spec)
+    if parsed.name != "onnx" or parsed.params.get("path") is None:
+        return 1
+    from spar_agents.export.bot import bot_game_count
+
+    return bot_game_count(str(parsed.params["path"]))
+
+
 def spec_rules(spec: str | AgentSpec) -> Ruleset | None:
     """The game the file of a learned agent's spec was made for, else ``None``
     (:attr:`AgentSpec.game`)."""

@@ -41,7 +41,7 @@ from spar_apps.cli.arguments import (
     seed,
 )
 from spar_apps.cli.game_choice import rules_from_lineup
-from spar_apps.cli.output import atomic_output, check_output_path
+from spar_apps.cli.output import atomic_output, check_output_path, print_table
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env import strict_json
 from spar_env.limits import MAX_DEALS, MAX_GAMES
@@ -230,7 +230,6 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 def _print_tables(result, seconds: float) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     rules = result.rules
@@ -265,10 +264,7 @@ def _print_tables(result, seconds: float) -> None:
         if scoring:
             cells += [_fmt(a.low_card_wins, ".1%"), _fmt(a.low_card_kept, ".1%")]
         table.add_row(a.spec, *cells)
-    console = Console()
-    if not console.is_terminal:  # a file or a pipe: no need to fold the table into 80 columns
-        console = Console(width=120)
-    console.print(table)
+    print_table(table)
     names = result.seating.agents
     h2h = Table(
         box=box.SIMPLE_HEAD,
@@ -286,12 +282,11 @@ def _print_tables(result, seconds: float) -> None:
             for j in range(len(names))
         ]
         h2h.add_row(row, *cells)
-    console.print(h2h)
+    print_table(h2h)
 
 
 def _print_match_table(result, seconds: float) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     rules = result.rules
@@ -319,10 +314,7 @@ def _print_match_table(result, seconds: float) -> None:
             f"{a.fair_share:.0%}",
             f"{a.mean_payoff:+.3f} ± {a.payoff_ci95:.3f}",
         )
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
-    console.print(table)
+    print_table(table)
 
 
 MATCH_CSV_FIELDS = (

@@ -208,6 +208,8 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from spar_apps.cli.output import print_table
+
     console = Console()
     if not console.is_terminal:  # a file or a pipe: no need to fold lines into 80 columns
         console = Console(width=max(120, 6 * (rules.end_value or 0) + 10))
@@ -221,7 +223,7 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
         f"lineup {' '.join(lineup)}; hand model from {model.hands:,} hands; {how}",
         soft_wrap=True,  # one line, however long the lineup: the terminal folds it
     )
-    console.print(f"from 0-0: {_chances(start)}")
+    console.print(f"from {'-'.join(['0'] * rules.players)}: {_chances(start)}")
     if state is not None:
         held = " stones" if rules.end_kind == "stones" else ""
         console.print(f"at {'-'.join(map(str, scores))}{held}: {_chances(state)}")
@@ -239,7 +241,7 @@ def _print(rules, lineup, model, start, state, scores, grid) -> None:
         table.add_column(str(c), justify="right")
     for r in range(target):
         table.add_row(str(r), *(f"{100 * grid[r, c]:.0f}" for c in range(target)))
-    console.print(table)
+    print_table(table)
 
 
 def plot_grid(grid, rules, lineup, path: Path) -> None:

@@ -27,18 +27,28 @@ def rules_from_lineup(
     """The ruleset of the command, and the note to print when it came from an agent."""
     if args.variant is not None or args.players is not None:
         return rules_from_args(args), None
-    from spar_agents.registry.spec import lineup_game
+    from spar_agents.registry.spec import AgentSpec, game_count, lineup_game
 
-    found = lineup_game(specs)
+    parsed = [AgentSpec.of(s) for s in specs]  # each read once, here and by the command
+    found = lineup_game(parsed)
     if found is None:
         return rules_from_args(args), None
     spec, game = found
     overrides = ruleset_overrides(args.overrides)
     rules = make_rules(game.variant, players=game.players, **{**game.options(), **overrides})
-    return rules, (
-        f"the game is {describe_game(rules)}, as {spec} was made for "
-        "(--variant and --players choose another)"
+    made_for = next(p for p in parsed if p.text == spec)
+    return rules, game_note(rules, spec, game_count(made_for))
+
+
+def game_note(rules: Ruleset, spec: str, games: int) -> str:
+    """Why the game is the one it is: the one ``spec`` was made for, or, for a bot made for
+    many (``games``), the one of them it plays when none is named."""
+    made = (
+        f"as {spec} was made for"
+        if games == 1
+        else f"the default of the {games} games {spec} was made for"
     )
+    return f"the game is {describe_game(rules)}, {made} (--variant and --players choose another)"
 
 
 def describe_game(rules: Ruleset) -> str:

@@ -1,4 +1,5 @@
-"""Output files of the commands: checked before a run starts, written as the path allows.
+"""Output files of the commands, checked before a run starts and written as the path allows;
+and tables on stdout, drawn for a terminal or as plain lines for a pipe (:func:`print_table`).
 
 A run can take minutes, so a path that cannot be written (a directory, a
 socket, a missing or read-only directory, a wrong suffix) is refused before it
@@ -14,10 +15,35 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spar_env.atomic import OutputPathError, atomic_output, output_kind
 
-__all__ = ["atomic_output", "check_output_path"]
+if TYPE_CHECKING:
+    from rich.table import Table
+
+__all__ = ["atomic_output", "check_output_path", "print_table"]
+
+
+def print_table(table: Table) -> None:
+    """``table`` on stdout: drawn by rich on a terminal; for a file or a pipe, plain lines
+    (the title, the header and each row with their cells separated by tabs, the caption),
+    never padded to a width nor folded in the middle of a phrase."""
+    import sys
+
+    from rich.console import Console
+
+    console = Console()
+    if console.is_terminal:
+        console.print(table)
+        return
+    lines = [str(table.title)] if table.title else []
+    lines.append("\t".join(str(c.header) for c in table.columns))
+    for row in zip(*(c.cells for c in table.columns), strict=True):
+        lines.append("\t".join(str(cell) for cell in row))
+    if table.caption:
+        lines.append(str(table.caption))
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def check_output_path(path: Path, option: str, suffixes: Sequence[str] | None = None) -> None:

@@ -19,11 +19,18 @@ may not play, the score of a hand and a card played face down each say why;
 r shows the variant's rules (as spar rules does). At the end of a hand, v
 reviews it trick by trick (as spar review does). q, Ctrl-C
 or the end of input leave the table and show the final scores; the session
-also ends by its own rule (--end, --target, or --set end=...).
+also ends by its own rule (--end, --target, or --set end=...). Your last card
+of a hand leaves no choice: it is played for you, and the table says so.
+
+The table speaks English or French: --lang fr, or your locale (LANG=fr_FR.UTF-8);
+in French the cards are written R, D, V for K, Q, J, and typed either way.
+--pace shows each trick just won for some seconds (--pace 1.5) or until Enter
+(--pace tap); by default the table goes straight on, and "what happened" tells it.
 
     spar play                                     # 4-player spar against the shipped bot
     spar play --opponents heuristic --players 3 --target 20 --hint
     spar play --variant sipa --opponents random --set end=hands:2 --record games.jsonl
+    spar play --lang fr --pace tap                # in French, each trick until Enter
     spar play --duplicate 42                      # the duplicate challenge of seed 42
 
 With --duplicate SEED, every hand is a board dealt from the seed (deck and dealer, as
@@ -49,7 +56,7 @@ from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
-from spar_env.explain import typing_examples
+from spar_env.explain.phrase import Phrase
 from spar_env.limits import MAX_SESSION_END
 from spar_env.rules import Ruleset
 
@@ -103,6 +110,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=seed, help="seed of the deals (default: a fresh one, shown)")
     p.add_argument(
+        "--lang",
+        metavar="LANG",
+        help="the table's language: en or fr (default: the locale's, else en)",
+    )
+    p.add_argument(
+        "--pace",
+        default="none",
+        metavar="PACE",
+        help="how long a trick just won stays shown: seconds (0-10), tap (until Enter) or "
+        "none (default)",
+    )
+    p.add_argument(
         "--duplicate",
         nargs="?",
         const=FRESH,
@@ -119,9 +138,13 @@ def run(args: argparse.Namespace) -> int:
 
     from spar_agents.registry.spec import parse_lineup
     from spar_apps.table.duplicate import DuplicateTable
-    from spar_apps.table.messages import language_of_locale, say
+    from spar_apps.table.messages import language, language_of_locale, say
+    from spar_apps.table.rules_text import typing_examples
     from spar_apps.terminal import HumanTable, play_session
+    from spar_apps.terminal.loop import Pace
 
+    lang = language_of_locale() if args.lang is None else _lang(args.lang, language)
+    pace = Pace.parse(args.pace)
     given = None if args.opponents is None else parse_lineup(args.opponents)
     rules, game_note = rules_from_lineup(_with_shortcuts(args), given or [])
     if not 0 <= args.seat < rules.players:
@@ -134,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     specs, note = _opponent_specs(given, rules, args.seat, build)
     bots = {seat: build(spec) for seat, spec in specs.items()}
     hint = None if args.hint is None else _hint(args.hint, specs, rules, build)
-    lang = language_of_locale()
+    examples = ", ".join(typing_examples(rules, lang))
     if args.duplicate is None:
         table = HumanTable(
             rules,
@@ -143,18 +166,17 @@ def run(args: argparse.Namespace) -> int:
             np.random.default_rng([deal_seed, 0]),
             np.random.default_rng([deal_seed, 1]),
         )
-        intro = (
-            f"You are seat {args.seat} against {_lineup(specs)}. Seed {deal_seed} (--seed "
-            f"{deal_seed} deals these hands again). Type a card "
-            f"({', '.join(typing_examples(rules))}) or its number; r shows the rules; q leaves."
-        )
+        intro = say("play.intro", lang, seat=args.seat, lineup=_lineup(specs, lang),
+                    seed=deal_seed, examples=examples)  # fmt: skip
     else:
         seat_spec = specs[min(specs)]  # the bot in your seat: the opponents' (the first one's)
         table = DuplicateTable(
             rules, args.seat, bots, build(seat_spec), deal_seed, seat_bot_name=str(seat_spec)
         )
-        intro = say("duplicate.intro", lang, seat=args.seat, lineup=_lineup(specs),
-                    seed=deal_seed, bot=seat_spec, examples=", ".join(typing_examples(rules)))  # fmt: skip
+        intro = say("duplicate.intro", lang, seat=args.seat, lineup=_lineup(specs, lang),
+                    seed=deal_seed, bot=seat_spec, examples=examples)  # fmt: skip
+    if note is not None:
+        note = table.voice(lang).text(note)
     for line in (game_note, note):
         if line:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
@@ -168,13 +190,14 @@ def run(args: argparse.Namespace) -> int:
             on_record=None if out is None else lambda record: _write(out, record, args.record),
             review=_review(specs, rules, build),
             language=lang,
+            pace=pace,
         )
     finally:
         if out is not None:
             with contextlib.suppress(OSError):  # each record was flushed; a failed one said so
                 out.close()
     if args.record is not None:
-        console.print(f"records of the finished hands are in {args.record}")
+        console.print(say("play.records", lang, path=args.record))
     return 0
 
 
@@ -215,11 +238,12 @@ def _with_shortcuts(args: argparse.Namespace) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), "overrides": [*args.overrides, *extra]})
 
 
-def _default_spec(rules: Ruleset, build: Build | None = None) -> tuple[str, str | None]:
+def _default_spec(rules: Ruleset, build: Build | None = None) -> tuple[str, Phrase | None]:
     """The first shipped bot that plays ``rules`` (:func:`spar_agents.shipped.default_bots`),
     else :data:`FALLBACK` and a note saying why; ``build`` keeps the agents it tries."""
-    from spar_agents.registry.for_game import fallback_note, first_that_plays
+    from spar_agents.registry.for_game import first_that_plays
     from spar_agents.shipped import default_bot_specs
+    from spar_apps.table.texts import fallback_note
 
     spec = first_that_plays(default_bot_specs(), rules, build)
     if spec is not None:
@@ -247,8 +271,19 @@ def _opponent_specs(
     return dict(zip(others, specs, strict=True)), note
 
 
-def _lineup(specs: dict[int, AgentSpec]) -> str:
+def _lang(name: str, language: Callable[[str], Any]) -> Any:
+    """``--lang``'s language, or a one-line error naming the languages there are."""
+    try:
+        return language(name)
+    except ValueError as e:
+        raise ValueError(f"--lang: {e}") from None
+
+
+def _lineup(specs: dict[int, AgentSpec], lang: Any = "en") -> str:
     """``seats 1, 2, 3: the shipped bot (onnx:universal)``: the seats of each spec."""
+    from spar_apps.table.messages import say
+    from spar_apps.table.texts import joined
+
     by_spec: dict[str, list[int]] = {}
     for seat, spec in specs.items():
         by_spec.setdefault(str(spec), []).append(seat)
@@ -257,9 +292,10 @@ def _lineup(specs: dict[int, AgentSpec]) -> str:
     shipped = [f"onnx:{name}" for name in default_bots()]
     parts = []
     for spec, seats in by_spec.items():
-        label = f"the shipped bot ({spec})" if spec in shipped else spec
-        parts.append(f"seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}: {label}")
-    return "; ".join(parts)
+        label = say("opponent.shipped_spec", lang, spec=spec) if spec in shipped else spec
+        numbers = ", ".join(map(str, seats))
+        parts.append(say("play.seats", lang, n=len(seats), seats=numbers, label=label))
+    return joined(parts, lang)
 
 
 def _builder(rules: Ruleset) -> Build:
@@ -344,7 +380,11 @@ def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Bui
                 raise ValueError(say("review.unavailable", language)) from None
             built.append((reviewer(rules, bot, spec), spec))
         search, spec = built[0]
-        return review_texts(review_table_hand(table, search), language, spec)
+        try:
+            reviewed = review_table_hand(table, search)
+        except ValueError:  # a tie-break hand, which has no record
+            raise ValueError(say("review.tie_break", language)) from None
+        return review_texts(reviewed, language, spec)
 
     return review
 

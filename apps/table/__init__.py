@@ -6,6 +6,9 @@
 - :mod:`~spar_apps.table.moves`: a typed line as a move, or a message saying why it is
   not one (:func:`read_move`).
 - :mod:`~spar_apps.table.texts`: the session's texts: its goal, its result, the scores.
+- :mod:`~spar_apps.table.rules_text`: a variant's rules, name and tagline.
+- :mod:`~spar_apps.table.messages`, :mod:`~spar_apps.table.voice`: every text in English
+  and French, and the words of one language at one seat (cards, seats, phrases).
 - :mod:`~spar_apps.table.duplicate`: the duplicate challenge, a session of boards whose
   hands the bot in the person's seat plays again (:class:`~spar_apps.table.duplicate.DuplicateTable`).
 
@@ -14,13 +17,21 @@ view (:mod:`spar_apps.web.view`) turn the same table into rich renderables and J
 """
 
 from spar_apps.table.human import HumanTable
-from spar_apps.table.moves import MoveError, Quit, exchange_words, numbered, read_move
+from spar_apps.table.moves import (
+    MoveError,
+    Quit,
+    exchange_labels,
+    exchange_words,
+    numbered,
+    read_move,
+)
 from spar_apps.table.texts import scores_line, session_goal, session_result
 
 __all__ = [
     "HumanTable",
     "MoveError",
     "Quit",
+    "exchange_labels",
     "exchange_words",
     "numbered",
     "read_move",

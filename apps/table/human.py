@@ -5,9 +5,12 @@ A :class:`HumanTable` plays one game (a batch of one) of the core. The
 person's seat waits for :meth:`HumanTable.play`; every other seat is an agent
 (anything with ``act(situation, rng) -> decision``, see :mod:`spar_agents.base`),
 moved by :meth:`HumanTable.advance` until it is the person's turn or the
-hand is over. Each move leaves a line in :attr:`HumanTable.events` ("seat 2
-wins trick 3 with K♦"), written from the person's point of view: a card
-played face down by another seat is never named.
+hand is over; the person's last card, which leaves no choice, is played for them (and the
+line says so). Each move leaves a line in :attr:`HumanTable.events` ("seat 2
+wins trick 3 with K♦"), a :class:`~spar_env.explain.phrase.Phrase` that the screens say in
+the person's language (:meth:`HumanTable.voice`), written from the person's point of view:
+a card played face down by another seat is never named, and why a card went face down is
+said once in the lines since the person's last move.
 
 Deals come from their own generator and the bots' choices from another, so a
 seed fixes the deals whatever the bots and the person do. A finished hand
@@ -21,14 +24,17 @@ give the plays, in order, to draw.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from spar_apps.table.messages import Language
+from spar_apps.table.voice import Voice
 from spar_env import core
 from spar_env.core import EXCHANGE, PLAY
 from spar_env.explain import HandScore, MoveReason, explain_hand, face_down_reason, move_reasons
+from spar_env.explain.phrase import Card, Phrase, Seat, phrase
 from spar_env.history import History, step_with_history
 from spar_env.records.recorder import RecordWriter
 from spar_env.rules import Ruleset, c_notation
@@ -70,7 +76,7 @@ class HumanTable:
         self.choices = choices
         self.state = self._first_deal()
         self.history = History(self.state)
-        self.events: list[str] = []  # what happened since the person's last look
+        self.events: list[Phrase] = []  # what happened since the person's last look
         self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
         self._writer = RecordWriter(rules, with_stock=False)
         self._reveal_seen = -1
@@ -80,13 +86,13 @@ class HumanTable:
         # seeds, enough to rebuild the table exactly (apply it again with :meth:`apply`).
         self.log: list[int] = []
         self.at_deal = self._session_now()  # the session when the hand in progress was dealt
+        # Called as each trick is won, before the next is led: a screen may show it a moment.
+        self.on_trick: Callable[[], None] | None = None
 
     # ----- what the table shows -------------------------------------------------------
-    def name(self, seat: int) -> str:
-        return "you" if seat == self.seat else f"seat {seat}"
-
-    def card(self, card: int) -> str:
-        return self.rules.card_name(int(card), unicode=True)
+    def voice(self, language: Language) -> Voice:
+        """The table's words in ``language``, seats named from the person's seat."""
+        return Voice(self.rules, language, self.seat)
 
     def score(self, points: int) -> str:
         return c_notation(int(points)) if self.rules.c_notation else str(int(points))
@@ -163,8 +169,24 @@ class HumanTable:
         return move_reasons(self.state) if self.my_turn else []
 
     def hand_score(self) -> HandScore:
-        """How the hand just over was scored, seats named as the table names them."""
-        return explain_hand(self.state, 0, name=self.name)
+        """How the hand just over was scored."""
+        return explain_hand(self.state, 0)
+
+    def finished_trick(self) -> tuple[int, list[tuple[int, int, bool]], int, int] | None:
+        """The last trick finished this hand: its number (from 1), its plays as ``(seat, card,
+        face down)`` in order, its winner and winning card; ``None`` before the first ends."""
+        state, history = self.state, self.history
+        done = int(np.count_nonzero(state.trick_winner[0] >= 0))
+        if done == 0:
+            return None
+        seats = int(state.active[0]).bit_count()
+        first = (done - 1) * seats
+        plays = [
+            (int(history.seats[0, i]), int(history.cards[0, i]), bool(history.down[0, i]))
+            for i in range(first, min(first + seats, int(history.count[0])))
+        ]
+        index = done - 1
+        return done, plays, int(state.trick_winner[0, index]), int(state.trick_card[0, index])
 
     def match_chances(self) -> list[float] | None:
         """Once a hand is over and the match goes on: each seat's chance to win the match
@@ -204,11 +226,25 @@ class HumanTable:
         self._step(int(action))
 
     def advance(self) -> None:
-        """Let the bots move until it is the person's turn or the hand is over."""
-        while not self.hand_over and not self.my_turn:
+        """Let the bots move until it is the person's turn or the hand is over; the person's
+        last card, which leaves no choice, is played for them."""
+        while not self.hand_over:
+            if self.my_turn:
+                forced = self.forced()
+                if forced is None:
+                    return
+                self._step(forced, forced=True)
+                continue
             bot = self.bots[self.to_move]
             decision = bot.act(self.situation(), self.choices)
             self._step(int(np.asarray(decision.actions)[0]))
+
+    def forced(self) -> int | None:
+        """The person's last card, when it is their turn and it is all they hold."""
+        if not self.my_turn or self.exchanging:
+            return None
+        held = self.hand()
+        return held[0] if len(held) == 1 else None
 
     def apply(self, action: int) -> None:
         """Apply ``action`` for the seat to move, whoever sits there, or deal the next hand
@@ -273,7 +309,7 @@ class HumanTable:
         held = int(bits)
         return [c for c in range(self.rules.num_card_ids) if held >> c & 1]
 
-    def _step(self, action: int) -> None:
+    def _step(self, action: int, forced: bool = False) -> None:
         state = self.state
         seat, trick = self.to_move, int(state.trick[0])
         playing = int(state.phase[0]) == PLAY
@@ -283,22 +319,33 @@ class HumanTable:
         step_with_history(state, actions, self.history)
         self.log.append(action)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
-        who, others = self.name(seat), seat != self.seat  # "you play", "seat 2 plays"
+        who, you = Seat(seat), "you" if seat == self.seat else "other"
+        if forced:
+            self.events.append(phrase("event.forced"))
         if not playing:
             verb = "exchange" if state.exchanged[0, seat] else "keep"
-            self.events.append(f"{who} {verb}{'s' * others} {'its' if others else 'your'} hand")
+            self.events.append(phrase(f"event.{verb}.{you}", who=who))
         elif int(state.played_down[0, seat]) >> action & 1:
-            hidden = "a card" if others else self.card(action)  # never name another's card
-            why = face_down_reason(self.rules, None if others else follows)  # nor its suit
-            self.events.append(f"{who} play{'s' * others} {hidden} face down ({why})")
+            why = face_down_reason(
+                self.rules, follows if seat == self.seat else None
+            )  # nor its suit
+            said = any(dict(e.fields).get("why") == why for e in self.events)  # once a line
+            key = f"event.down_again.{you}" if said else f"event.down.{you}"
+            card = Card(action)  # only the person's own: never another's card
+            fields = {"who": who} if seat != self.seat else {"card": card}
+            self.events.append(phrase(key, **fields, **({} if said else {"why": why})))
         else:
-            self.events.append(f"{who} play{'s' * others} {self.card(action)}")
+            self.events.append(phrase(f"event.play.{you}", who=who, card=Card(action)))
         if playing and int(state.trick[0]) > trick:
             winner = int(state.trick_winner[0, trick])
-            card = self.card(state.trick_card[0, trick])
-            wins = "win" if winner == self.seat else "wins"
-            self.events.append(f"{self.name(winner)} {wins} trick {trick + 1} with {card}")
+            card = Card(int(state.trick_card[0, trick]))
+            you = "you" if winner == self.seat else "other"
+            self.events.append(
+                phrase(f"event.trick.{you}", who=Seat(winner), trick=trick + 1, card=card)
+            )
+            if self.on_trick is not None:
+                self.on_trick()
         revealed = int(state.revealed[0])
         if revealed >= 0 and revealed != self._reveal_seen:
             self._reveal_seen = revealed
-            self.events.append(f"the stock's bottom card is turned up: {self.card(revealed)}")
+            self.events.append(phrase("event.reveal", card=Card(revealed)))

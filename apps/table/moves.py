@@ -1,10 +1,13 @@
-"""What a person types, read as a move: a card (``6h``, ``10S``, ``ts``, ``6♥``), its number, keep or exchange.
+"""What a person types, read as a move: a card (``6h``, ``10S``, ``ts``, ``6♥``; in French
+also ``rh``, ``dd``, ``vs`` for K, Q, J), its number, keep or exchange.
 
 :func:`read_move` turns one line into an action id, or raises
 :class:`MoveError` with a message that says what was wrong and what to type
 instead: an empty line, gibberish, a card not in the deck, a card the person
 does not hold, a number out of range; a card or an exchange the rules close
-gets the rule's own reason (:func:`spar_env.explain.move_reasons`).
+gets the rule's own reason (:func:`spar_env.explain.move_reasons`). The message is
+in the person's language; the terminal's keys (``r`` rules, ``q`` leaves) are named only
+where there are such keys.
 :data:`QUIT_WORDS` leave the table. A number chooses among the legal actions
 as :func:`numbered` orders them, from 1.
 """
@@ -13,13 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
+from spar_apps.table.rules_text import variant_name
+from spar_apps.table.voice import Voice, rank_from
 from spar_env.explain import MoveReason, high_ranks
 from spar_env.rules import Ruleset
+from spar_env.rules.cards import parse_card
 
-QUIT_WORDS = frozenset({"q", "quit", "exit"})
-RULES_WORDS = frozenset({"r", "rules", "?"})  # the table shows the variant's rules
-KEEP_WORDS = frozenset({"k", "keep"})
-EXCHANGE_WORDS = frozenset({"e", "x", "exchange"})
+QUIT_WORDS = frozenset({"q", "quit", "exit", "quitter"})
+RULES_WORDS = frozenset({"r", "rules", "?", "règles", "regles"})  # the variant's rules
+KEEP_WORDS = frozenset({"k", "keep", "g", "garder"})
+EXCHANGE_WORDS = frozenset({"e", "x", "exchange", "échanger", "echanger"})
 _SUIT_SYMBOLS = str.maketrans({"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"})  # fmt: skip
 
 
@@ -32,8 +39,14 @@ class Quit(Exception):
 
 
 def exchange_words(rules: Ruleset) -> dict[int, str]:
-    """The words for the two actions of the exchange, by action id: ``keep``, ``exchange``."""
+    """The names of the two actions of the exchange, by action id: ``keep``, ``exchange`` (what
+    the web page sends; :func:`exchange_labels` are the words shown)."""
     return {rules.keep_action: "keep", rules.exchange_action: "exchange"}
+
+
+def exchange_labels(rules: Ruleset, language: Language) -> dict[int, str]:
+    """The words shown for keep and exchange in ``language``, by action id."""
+    return {a: say(f"move.{word}", language) for a, word in exchange_words(rules).items()}
 
 
 def numbered(legal: list[int]) -> list[int]:
@@ -41,7 +54,13 @@ def numbered(legal: list[int]) -> list[int]:
     return sorted(legal)
 
 
-def read_move(text: str, rules: Ruleset, reasons: Sequence[MoveReason]) -> int:
+def read_move(
+    text: str,
+    rules: Ruleset,
+    reasons: Sequence[MoveReason],
+    language: Language = DEFAULT_LANGUAGE,
+    keys: bool = True,
+) -> int:
     """The action a line asks for.
 
     Args:
@@ -50,60 +69,80 @@ def read_move(text: str, rules: Ruleset, reasons: Sequence[MoveReason]) -> int:
         reasons: the seat's actions with the rule that opens or closes each
             (:func:`spar_env.explain.move_reasons`): its cards, and keep and
             exchange during the exchange.
+        language: the language of the messages (and of the card names it reads besides
+            the rules' own: R, D, V in French).
+        keys: the messages name the terminal's keys (``r`` rules, ``q`` leaves).
 
     Raises:
         Quit: for ``q``, ``quit`` or ``exit``.
         MoveError: for anything that is not a legal move (the message says why).
     """
     word = text.strip()
+    voice = Voice(rules, language)
     legal = [r.action for r in reasons if r.legal]
     choices = numbered(legal)
     exchanging = rules.weak_hand_exchange and rules.keep_action in legal
+
+    def what(error: str | None = None) -> str:
+        text = _what_to_type(voice, choices, exchanging)
+        text = voice.say("typed.keys", what=text) if keys else text
+        return text if error is None else voice.say("typed.then", error=error, what=text)
+
     if word.lower() in QUIT_WORDS:
         raise Quit
     if not word:
-        raise MoveError(_what_to_type(rules, choices, exchanging))
+        raise MoveError(what())
     if word.isdecimal():  # not isdigit: "²" is a digit that int() refuses
         index = int(word)
         if not 1 <= index <= len(choices):
-            raise MoveError(f"there is no choice {index}: type a number from 1 to {len(choices)}")
+            raise MoveError(voice.say("typed.no_choice", index=index, n=len(choices)))
         return choices[index - 1]
     why = {r.action: r for r in reasons}
     if exchanging:
-        return _exchange_choice(word, rules, why, choices)
-    try:
-        card = rules.card_id(word.translate(_SUIT_SYMBOLS))
-    except ValueError as e:
-        raise MoveError(f"{e}; {_what_to_type(rules, choices, exchanging)}") from None
+        lower = word.lower()
+        if lower in KEEP_WORDS:
+            return rules.keep_action
+        if lower in EXCHANGE_WORDS:
+            exchange = why.get(rules.exchange_action)
+            if exchange is None or not exchange.legal:
+                reason = voice.text(exchange.reason) if exchange else voice.say("typed.no_exchange")
+                raise MoveError(voice.say("typed.keep_only", reason=reason))
+            return rules.exchange_action
+        raise MoveError(what(voice.say("typed.neither", word=word)))
+    card = _card(word, voice)
+    if isinstance(card, str):
+        raise MoveError(what(card))
     if card not in why:
-        name = rules.card_name(card, unicode=True)
-        raise MoveError(f"you do not hold {name}; {_what_to_type(rules, choices, exchanging)}")
+        raise MoveError(what(voice.say("typed.not_held", card=voice.card(card))))
     if not why[card].legal:
-        raise MoveError(why[card].reason)
+        raise MoveError(voice.text(why[card].reason))
     return card
 
 
-def _exchange_choice(
-    word: str, rules: Ruleset, why: dict[int, MoveReason], choices: list[int]
-) -> int:
-    lower = word.lower()
-    if lower in KEEP_WORDS:
-        return rules.keep_action
-    if lower in EXCHANGE_WORDS:
-        exchange = why.get(rules.exchange_action)
-        if exchange is None or not exchange.legal:
-            raise MoveError(
-                (exchange.reason if exchange else "you may not exchange now") + ": type k"
-            )
-        return rules.exchange_action
-    raise MoveError(f"{word!r} is neither keep nor exchange; {_what_to_type(rules, choices, True)}")
+def _card(word: str, voice: Voice) -> int | str:
+    """The card id a word names (the suit as a letter or a symbol, the rank as the rules or
+    the language write it), or why the word is no card of this deck."""
+    rules = voice.rules
+    text = word.translate(_SUIT_SYMBOLS)
+    text = rank_from(text[:-1], voice.language) + text[-1:]
+    ranks, suits = ", ".join(voice.rank(r) for r in rules.ranks), " ".join(rules.suits)
+    try:
+        rank, suit = parse_card(text)
+    except ValueError:
+        return voice.say("typed.not_a_card", text=word, ranks=ranks, suits=suits)
+    try:
+        return rules.card_id(rank + suit)
+    except ValueError:
+        variant = variant_name(rules, voice.language)
+        return voice.say("typed.not_in_deck", text=word, variant=variant, ranks=ranks, suits=suits)
 
 
-def _what_to_type(rules: Ruleset, choices: list[int], exchanging: bool) -> str:
+def _what_to_type(voice: Voice, choices: list[int], exchanging: bool) -> str:
+    rules = voice.rules
     if exchanging:
         if rules.exchange_action in choices:
-            return "type k to keep your hand or e to exchange it (or 1 or 2); r rules; q leaves"
-        return f"type k to keep your hand (it holds a {high_ranks(rules)}); r rules; q leaves"
-    example = (rules.card_name(choices[0]) if choices else rules.example_card()).lower()
+            return voice.say("typed.exchange_both")
+        return voice.say("typed.exchange_keep", ranks=high_ranks(rules))
+    card = choices[0] if choices else rules.card_id(rules.example_card())
     numbers = "1" if len(choices) == 1 else f"1-{len(choices)}"
-    return f"type a card such as {example}, or its number ({numbers}); r rules; q leaves"
+    return voice.say("typed.card", example=voice.code(card), numbers=numbers)

@@ -6,13 +6,17 @@ the command line with a rich console. ``q``, Ctrl-C (``KeyboardInterrupt``)
 and the end of input (``EOFError``) leave the table cleanly: the final
 scores are shown and every finished hand has been handed to ``on_record``.
 A line that is not a legal move gets a message saying why and a new prompt;
-``r`` (or ``rules``) shows the variant's rules. Given a ``review``, the end of every
-hand (the session's last too) offers ``v``: the hand's review, a trick at a time
-(:mod:`spar_apps.terminal.review_screen`), in the language of the user's locale.
+``r`` (or ``rules``) shows the variant's rules. Everything is said in the session's
+language; a trick just won is shown for the ``pace`` (:class:`Pace`): some seconds, or
+until Enter. Given a ``review``, the end of every hand (the session's last too) offers
+``v``: the hand's review, a trick at a time (:mod:`spar_apps.terminal.review_screen`).
+A :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand
+(:mod:`spar_apps.terminal.challenge`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -23,7 +27,7 @@ from rich.text import Text
 
 from spar_apps.table import HumanTable
 from spar_apps.table.duplicate import DuplicateTable
-from spar_apps.table.messages import Language, language_of_locale, say
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.table.moves import QUIT_WORDS, RULES_WORDS, MoveError, Quit, read_move
 from spar_apps.terminal import challenge, review_screen, screen
 
@@ -38,6 +42,34 @@ class Terminal(Protocol):
     def show(self, renderable: RenderableType) -> None: ...
 
     def ask(self, prompt: str) -> str: ...  # raises EOFError at the end of input
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How long a trick just won stays on screen: ``seconds``, or until Enter (``tap``);
+    ``Pace()`` does not stop (the next screen's "what happened" line tells the trick)."""
+
+    seconds: float = 0.0
+    tap: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Pace:
+        """``tap``, ``none`` or a number of seconds (0-10).
+
+        Raises:
+            ValueError: naming the values allowed.
+        """
+        if text == "tap":
+            return cls(tap=True)
+        if text == "none":
+            return cls()
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= 10:
+            raise ValueError(f"the pace is tap, none or seconds from 0 to 10; got {text!r}")
+        return cls(seconds)
 
 
 @dataclass
@@ -56,18 +88,21 @@ def play_session(
     hint: Hint | None = None,
     on_record: OnRecord | None = None,
     review: Review | None = None,
-    language: Language | None = None,
+    language: Language = DEFAULT_LANGUAGE,
+    pace: Pace = Pace(),
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Outcome:
     """Play the table's session with the person until it ends or they leave (a
     :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand)."""
     duplicate = table if isinstance(table, DuplicateTable) else None
     left = False
-    language = language or language_of_locale()
+    if pace.tap or pace.seconds > 0:
+        table.on_trick = lambda: _pause(table, terminal, language, pace, sleep)
     try:
         while True:
             table.advance()
             if table.hand_over:
-                terminal.show(screen.hand_summary(table))
+                terminal.show(screen.hand_summary(table, language))
                 if duplicate is not None:
                     terminal.show(challenge.after_hand(duplicate, language))
                 record = table.record()
@@ -79,14 +114,16 @@ def play_session(
                     break
                 table.next_hand()
                 continue
-            terminal.show(screen.table_view(table, None if hint is None else hint(table)))
-            table.play(_ask_move(table, terminal))
+            terminal.show(screen.table_view(table, language, None if hint is None else hint(table)))
+            table.play(_ask_move(table, terminal, language))
     except Quit:
         left = not table.session_over
     except (KeyboardInterrupt, EOFError):
         left = not table.session_over
         terminal.show(Text(""))  # end the line the prompt was on
-    terminal.show(screen.final_scores(table, left))
+    finally:
+        table.on_trick = None
+    terminal.show(screen.final_scores(table, left, language))
     if duplicate is not None:
         terminal.show(challenge.at_the_end(duplicate, language))
     return Outcome(
@@ -96,16 +133,32 @@ def play_session(
     )
 
 
-def _ask_move(table: HumanTable, terminal: Terminal) -> int:
+def _pause(
+    table: HumanTable,
+    terminal: Terminal,
+    language: Language,
+    pace: Pace,
+    sleep: Callable[[float], None],
+) -> None:
+    """Show the trick just won, for the pace's seconds or until Enter."""
+    terminal.show(screen.finished_trick(table, language))
+    if pace.tap:
+        if terminal.ask(say("prompt.go_on", language)).strip().lower() in QUIT_WORDS:
+            raise Quit
+    else:
+        sleep(pace.seconds)
+
+
+def _ask_move(table: HumanTable, terminal: Terminal, language: Language) -> int:
     """Ask until the line is a legal move (raises Quit, EOFError or KeyboardInterrupt)."""
-    prompt = "keep or exchange? " if table.exchanging else "your card: "
+    prompt = say("prompt.exchange" if table.exchanging else "prompt.card", language)
     while True:
         line = terminal.ask(prompt)
         if line.strip().lower() in RULES_WORDS:
-            terminal.show(screen.rules_screen(table.rules))
+            terminal.show(screen.rules_screen(table.rules, language))
             continue
         try:
-            return read_move(line, table.rules, table.reasons())
+            return read_move(line, table.rules, table.reasons(), language)
         except MoveError as e:
             terminal.show(Text(str(e), style="bold yellow"))
 
@@ -118,7 +171,7 @@ def _after_hand(
     if review is None:
         if table.session_over:
             return True
-        answer = terminal.ask("Enter for the next hand, q to leave: ")
+        answer = terminal.ask(say("prompt.next", language))
         return answer.strip().lower() not in QUIT_WORDS
     prompt = "review.end_prompt" if table.session_over else "review.hand_prompt"
     while True:

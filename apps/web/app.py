@@ -9,16 +9,22 @@ request                                     answer
 ``GET /static/table.css``, ``table.js``     the page's style and script
 ``GET /static/favicon.svg``                 the page's icon
 ``GET /favicon.ico``                        the same icon, for clients that ask for it
+``GET /api/messages``                       the page's message catalogue (``messages``)
+                                            and its ``language``; ``languages`` offered
 ``GET /api/offer``                          what a new game may be (``Lobby.offer``)
+``GET /api/rules?variant=sipa&players=3``   the rules of a game before it starts
 ``POST /api/games`` (the form)              a new game: its view (201)
 ``GET /api/games/{id}``                     the game's view
 ``POST /api/games/{id}/move``               ``{"move": "KD", "turn": 3}``: play, then the view
 ``POST /api/games/{id}/next``               ``{"turn": 4}``: deal the next hand, then the view
 ``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
-``GET /api/games/{id}/review?lang=fr``      the review of the hand just over, by search
-``GET /api/messages?lang=fr``               the page's texts in a language (its catalogue)
+``GET /api/games/{id}/review``              the review of the hand just over, by search
 ==========================================  ======================================
+
+Every answer speaks the request's language: ``?lang=fr``, else the browser's
+``Accept-Language``, else English (:mod:`spar_apps.table.messages`); the page keeps no
+sentence of its own but fills the catalogue's templates.
 
 Every error is JSON, ``{"error": "one line saying why"}``, with its status:
 400 a bad move or form, 404 an unknown or expired game, 409 a move out of
@@ -26,10 +32,7 @@ turn, 413 a body too big, 429 too many requests, 503 a full server, and 500
 (with no traceback) for a fault of the server, which is logged. The static
 files are read once from the package (:mod:`importlib.resources`), so a
 request can name only those; the page gets a strict Content-Security-Policy.
-A request's language is its ``lang`` parameter, else the browser's ``Accept-Language``, else
-English (:mod:`spar_apps.table.messages`): the offer, the views (the duplicate challenge's
-texts), a refused form and the review speak it. A review is searched on the searching bots'
-workers.
+A review is searched on the searching bots' workers.
 Handlers run on the event loop; a game's work (the bots' moves and the view)
 runs on a pool of worker threads (``Limits.workers``; the games against a
 searching bot on a pool of their own, ``Limits.search_workers``), so a slow
@@ -61,7 +64,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from spar_apps.table.messages import Language, catalogue, language, language_of_header
+from spar_apps.table.messages import (
+    LANGUAGES,
+    Language,
+    catalogue,
+    language,
+    language_of_header,
+    say,
+)
 from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.lobby import FormError, Lobby
@@ -168,7 +178,9 @@ class TableApp:
             Route(
                 "/favicon.ico", self.icon
             ),  # for clients that ask without reading the page's link
+            Route("/api/messages", self.messages),
             Route("/api/offer", self.offer),
+            Route("/api/rules", self.rules),
             Route("/api/games", self.new_game, methods=["POST"]),
             Route("/api/games/{game}", self.show),
             Route("/api/games/{game}/move", self.move, methods=["POST"]),
@@ -176,7 +188,6 @@ class TableApp:
             Route("/api/games/{game}/hint", self.hint),
             Route("/api/games/{game}/records", self.records),
             Route("/api/games/{game}/review", self.review),
-            Route("/api/messages", self.messages),
         ]
 
     # ----- the page ---------------------------------------------------------------------
@@ -192,8 +203,17 @@ class TableApp:
     async def icon(self, request: Request) -> Response:
         return _file(self.files, "favicon.svg")
 
+    async def messages(self, request: Request) -> Response:
+        lang = _language(request)
+        names = {code: say("language.name", code) for code in LANGUAGES}
+        return _json({"language": lang, "languages": names, "messages": catalogue(lang)})
+
     async def offer(self, request: Request) -> Response:
         return _json(self.lobby.offer(_language(request)))
+
+    async def rules(self, request: Request) -> Response:
+        form = {k: v for k, v in request.query_params.items() if k != "lang"}
+        return _json(self.lobby.rules(form, _language(request)))
 
     # ----- the games --------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
@@ -211,6 +231,7 @@ class TableApp:
             self.store.cancel()
             raise
         self.store.add(game)
+        lang = _language(request)
         async with game.busy:
             return _json(
                 await self._off_loop(lambda: self._kept(game, lang), game.setup.searching), 201
@@ -230,9 +251,9 @@ class TableApp:
         return await self._change(request, _deal)
 
     async def hint(self, request: Request) -> Response:
-        game = self._game(request)
+        game, lang = self._game(request), _language(request)
         async with game.busy:
-            return _json(await self._off_loop(game.hint, game.setup.searching))
+            return _json(await self._off_loop(lambda: game.hint(lang), game.setup.searching))
 
     async def records(self, request: Request) -> Response:
         game = self._game(request)
@@ -250,13 +271,11 @@ class TableApp:
         async with game.busy:
             return _json(await self._off_loop(lambda: game.review(language), True))
 
-    async def messages(self, request: Request) -> Response:
-        language = _language(request)
-        return _json({"language": language, "messages": catalogue(language)})
-
     # ----- errors -----------------------------------------------------------------------
     async def refused(self, request: Request, exc: Exception) -> Response:
-        if isinstance(exc, GameError | LimitError):
+        if isinstance(exc, GameError):
+            return _error(exc.status, exc.say(_language(request)))
+        if isinstance(exc, LimitError):
             return _error(exc.status, str(exc))
         if isinstance(exc, FormError):
             return _error(400, exc.say(_language(request)))
@@ -271,17 +290,18 @@ class TableApp:
 
     # ----- helpers ----------------------------------------------------------------------
     async def _change(
-        self, request: Request, change: Callable[[WebGame, dict[str, Any]], None]
+        self, request: Request, change: Callable[[WebGame, dict[str, Any], Language], None]
     ) -> Response:
-        """Apply ``change(game, body)`` to the request's game on a worker thread, one request
-        at a time, then keep the game and answer its view, timed (``Server-Timing``)."""
+        """Apply ``change(game, body, language)`` to the request's game on a worker thread,
+        one request at a time, then keep the game and answer its view, timed
+        (``Server-Timing``)."""
         game, lang = self._game(request), _language(request)
         body = _object(await read_json(request, self.limits.body_bytes))
         async with game.busy:
             start = time.perf_counter()
 
             def work() -> dict[str, Any]:
-                change(game, body)
+                change(game, body, lang)
                 return self._kept(game, lang)
 
             return _json(await self._off_loop(work, game.setup.searching), timed=start)
@@ -302,8 +322,7 @@ class TableApp:
             self.store.save(game)
         except OSError as e:
             LOG.warning("spar serve: game %s not saved: %s", game.id, e)
-            view["warning"] = (f"this game could not be saved ({e.strerror or e}): it goes on, "
-                               "but a restart of the server would lose it")  # fmt: skip
+            view["warning"] = say("error.not_saved", lang, why=e.strerror or e)
         return view
 
     async def _off_loop(self, work: Callable[[], T], searching: bool = False) -> T:
@@ -319,12 +338,12 @@ class TableApp:
         return await anyio.to_thread.run_sync(work, limiter=pool)
 
 
-def _play(game: WebGame, body: dict[str, Any]) -> None:
-    game.move(body.get("move"), body.get("turn"))
+def _play(game: WebGame, body: dict[str, Any], lang: Language) -> None:
+    game.move(body.get("move"), body.get("turn"), lang)
 
 
-def _deal(game: WebGame, body: dict[str, Any]) -> None:
-    game.next_hand(body.get("turn"))
+def _deal(game: WebGame, body: dict[str, Any], lang: Language) -> None:
+    game.next_hand(body.get("turn"), lang)
 
 
 def _language(request: Request) -> Language:

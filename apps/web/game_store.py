@@ -33,17 +33,32 @@ import numpy as np
 from spar_apps.table import HumanTable, MoveError, Quit, exchange_words, read_move
 from spar_apps.table.duplicate import DuplicateTable, scoreboard
 from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
+from spar_apps.table.voice import say_phrase
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
 from spar_apps.web.view import table_view
 
 
 class GameError(ValueError):
-    """A request the game cannot take now; ``status`` is the HTTP status that says why."""
+    """A request the game cannot take now; ``status`` is the HTTP status that says why. One
+    made by :meth:`said` keeps its message's key, so the app says it in the request's
+    language."""
 
     def __init__(self, message: str, status: int = 409) -> None:
         super().__init__(message)
         self.status = status
+        self.key: str | None = None
+        self.fields: dict[str, object] = {}
+
+    @classmethod
+    def said(cls, key: str, status: int = 409, **fields: object) -> GameError:
+        """The error of message ``key`` (in English until the app says it again)."""
+        error = cls(say(key, DEFAULT_LANGUAGE, **fields), status)
+        error.key, error.fields = key, fields
+        return error
+
+    def say(self, language: Language) -> str:
+        return str(self) if self.key is None else say(self.key, language, **self.fields)
 
 
 class WebGame:
@@ -120,8 +135,8 @@ class WebGame:
         self.turn = turn
 
     def view(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
-        """What the person's seat is shown now (the duplicate challenge's texts in
-        ``language``)."""
+        """What the person's seat is shown now, its texts in ``language`` (a duplicate game's
+        scoreboard too)."""
         self._resume()
         view = table_view(
             self.table,
@@ -130,56 +145,59 @@ class WebGame:
             records=len(self.records),
             hint=self.setup.hint is not None,
             review=self.reviewable(),
+            language=language,
         )
-        view["lineup"] = self.setup.lineup
-        view["note"] = self.setup.note
+        view["lineup"] = say_phrase(self.setup.lineup, language)
+        note = self.setup.note
+        view["note"] = None if note is None else self.table.voice(language).text(note)
         table = self.table
         view["duplicate"] = (
             scoreboard(table, language) if isinstance(table, DuplicateTable) else None
         )
         return view
 
-    def move(self, text: object, turn: object) -> None:
+    def move(self, text: object, turn: object, language: Language = DEFAULT_LANGUAGE) -> None:
         """Play the person's move (a card code such as ``KD``, a number, ``k`` or ``e``).
 
         Raises:
             GameError: for a stale ``turn``, a hand or session that is over, or a
-                move that is not legal now (the message says why, as in ``spar play``).
+                move that is not legal now (the message says why, as in ``spar play``,
+                in ``language``).
         """
         self._resume()
-        self._check_turn(turn, "move")
+        self._check_turn(turn, "move", language)
         if self.table.hand_over:
-            raise GameError(self._over_message())
+            raise GameError(self._over_message(language))
         if not isinstance(text, str) or len(text) > 16:
-            raise GameError("a move is a short text: a card such as 10h, its number, k or e", 400)
+            raise GameError(say("typed.too_long", language), 400)
         table = self.table
         try:
-            action = read_move(text, table.rules, table.reasons())
+            action = read_move(text, table.rules, table.reasons(), language, keys=False)
         except MoveError as e:
             raise GameError(str(e), 400) from None
         except Quit:
-            raise GameError("to leave this table, start a new game", 400) from None
+            raise GameError(say("typed.leave_web", language), 400) from None
         table.play(action)
         self.turn += 1
         self._settle()
 
-    def next_hand(self, turn: object) -> None:
+    def next_hand(self, turn: object, language: Language = DEFAULT_LANGUAGE) -> None:
         """Deal the session's next hand.
 
         Raises:
             GameError: for a stale ``turn``, a hand still running or a session that is over.
         """
         self._resume()
-        self._check_turn(turn, "deal of the next hand")
+        self._check_turn(turn, "deal of the next hand", language)
         if not self.table.hand_over:
-            raise GameError("the hand is still running: play a card")
+            raise GameError(say("error.hand_running", language))
         if self.table.session_over:
-            raise GameError(self._over_message())
+            raise GameError(self._over_message(language))
         self.table.next_hand()
         self.turn += 1
         self._settle()
 
-    def hint(self) -> dict[str, Any]:
+    def hint(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
         """The hint bot's probabilities for the person's move, highest first.
 
         Raises:
@@ -188,9 +206,9 @@ class WebGame:
         """
         table = self.table
         if self.setup.hint is None:
-            raise GameError("no bot with probabilities was trained for this game", 404)
+            raise GameError(say("error.no_hint_bot", language), 404)
         if not table.my_turn:
-            raise GameError("there is no move to hint at: the hand is over")
+            raise GameError(say("error.no_hint_now", language))
         probs = self.setup.hint.act(table.situation(), self._hint_rng).probs[0]
         rules = table.rules
         words = exchange_words(rules)
@@ -230,15 +248,15 @@ class WebGame:
         if why is not None:
             raise GameError(why, 404)
         if not table.hand_over:
-            raise GameError("there is no hand to review yet: the hand is still running")
+            raise GameError(say("review.running", language))
         hand = int(table.state.hands_played[0])
         if hand not in self._reviews:
             spec = str(self.setup.hint_spec)
             try:
                 self._reviews = {hand: review_table_hand(table, reviewer(table.rules,
                                                          self.setup.hint, spec))}  # fmt: skip
-            except ValueError as e:  # a tie-break hand, which has no record
-                raise GameError(str(e)) from None
+            except ValueError:  # a tie-break hand, which has no record
+                raise GameError(say("review.tie_break", language)) from None
         texts = review_texts(self._reviews[hand], language, str(self.setup.hint_spec))
         return {"game": self.id, "turn": self.turn, "hand": hand, **texts}
 
@@ -265,21 +283,16 @@ class WebGame:
         if not self.table.hand_over and not self.table.my_turn:
             self._settle()
 
-    def _check_turn(self, turn: object, request: str) -> None:
+    def _check_turn(self, turn: object, request: str, language: Language) -> None:
         """Refuse a ``request`` (``move``, ``deal``) for a turn the table is not at."""
         if not isinstance(turn, int) or isinstance(turn, bool):
             raise GameError(f"a {request} must give the table's turn, a whole number; "
                             f"got {turn!r:.40}", 400)  # fmt: skip
         if turn != self.turn:
-            raise GameError(
-                f"out of turn: this {request} was for turn {turn}, the table is at turn "
-                f"{self.turn}; reload the table"
-            )
+            raise GameError(say("error.stale_turn", language, turn=turn, now=self.turn))
 
-    def _over_message(self) -> str:
-        if self.table.session_over:
-            return "the session is over: start a new game"
-        return "the hand is over: deal the next hand"
+    def _over_message(self, language: Language) -> str:
+        return say("error.session_over" if self.table.session_over else "error.hand_over", language)
 
 
 class GameStore:
@@ -326,7 +339,7 @@ class GameStore:
         """
         self._expire()
         if len(self._games) + self._pending >= self.capacity:
-            raise GameError(f"the server is full ({self.capacity} games); try again later", 503)
+            raise GameError.said("error.full", 503, n=self.capacity)
         seed = int(np.random.SeedSequence([self._seeds.entropy, self._count]).generate_state(1)[0])
         self._count += 1
         self._pending += 1
@@ -390,11 +403,7 @@ class GameStore:
         if entry is None or now - entry[1] > self.ttl:
             if self._games.pop(game_id, None) is not None:
                 self._forget(game_id)
-            raise GameError(
-                "no such game: the id is unknown or the game expired after "
-                f"{self.ttl / 60:g} minutes without a move; start a new game",
-                404,
-            )
+            raise GameError.said("error.unknown_game", 404, minutes=f"{self.ttl / 60:g}")
         self._games[game_id] = (entry[0], now)
         return entry[0]
 

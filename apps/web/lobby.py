@@ -49,8 +49,10 @@ import numpy as np
 
 from spar_agents.shipped import search_policy_specs
 from spar_apps.table.duplicate import SeedError, read_seed
-from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
-from spar_env.explain import tagline
+from spar_apps.table.messages import DEFAULT_LANGUAGE, LANGUAGES, Language, say
+from spar_apps.table.rules_text import tagline, variant_name
+from spar_apps.table.voice import say_phrase
+from spar_env.explain.phrase import Phrase, phrase
 from spar_env.rules import PRESETS, Ruleset, make_rules
 from spar_env.rules.ruleset import LAST_TWO
 
@@ -78,7 +80,7 @@ class FormError(ValueError):
 @dataclass(frozen=True)
 class Opponent:
     id: str  # what the form sends
-    label: str  # what the page shows
+    label: Phrase  # what the page shows, in its language
     choices: tuple[str, ...]  # agent specs, the first that plays a game is seated (never sent)
     searching: bool = False  # it searches (seconds a move): its games get workers apart
 
@@ -95,8 +97,8 @@ class Setup:
     rules: Ruleset
     bots: dict[int, Any]
     hint: Any | None
-    lineup: str  # who the opponents are, for the page
-    note: str | None  # why the opponents are not the ones asked for
+    lineup: Phrase  # who the opponents are, for the page
+    note: Phrase | None  # why the opponents are not the ones asked for
     searching: bool = False  # the opponents search (seconds a move): they get workers apart
     overrides: dict[str, object] = field(default_factory=dict)  # the server-wide fields used
     hint_spec: str | None = None  # the hint bot's spec (the review's model of the seats)
@@ -136,19 +138,24 @@ class Lobby:
         self.overrides = dict(overrides or {})
         by_spec: dict[str, Opponent] = {}
         shipped_bot, search = [], []
-        up_to = f"up to {think:g} s a move"
+        seconds = f"{think:g}"
         if self.shipped:  # search plays with a shipped bot's policy: without one, no search
-            shipped_bot = [Opponent("shipped", "the shipped bot", tuple(self.shipped))]
+            shipped = phrase("opponent.shipped")
+            shipped_bot = [Opponent("shipped", shipped, tuple(self.shipped))]
             policies = tuple(f"search:policy={s},time_limit={think!r}"
                              for s in search_policy_specs(self.shipped))  # fmt: skip
-            search = [Opponent("search", f"search: the strongest bot ({up_to})", policies, True)]
+            label = phrase("opponent.search", seconds=seconds)
+            search = [Opponent("search", label, policies, True)]
         for opponent in (
             *(_offered(spec, think) for spec in extra),
             *shipped_bot,
-            Opponent("heuristic", "heuristic: the rule-based expert", ("heuristic",)),
+            Opponent("heuristic", phrase("opponent.heuristic"), ("heuristic",)),
             *search,
             Opponent(
-                "pimc", f"pimc: a search bot ({up_to})", (f"pimc:time_limit={think!r}",), True
+                "pimc",
+                phrase("opponent.pimc", seconds=seconds),
+                (f"pimc:time_limit={think!r}",),
+                True,
             ),  # fmt: skip
         ):
             by_spec.setdefault(opponent.spec, opponent)  # a spec offered twice is offered once
@@ -156,30 +163,46 @@ class Lobby:
         self._agents: dict[tuple[str, Ruleset], Any] = {}
         self._building = threading.Lock()  # games are made on worker threads
         self.variants = {v: self._player_counts(v) for v in PRESETS}
-        self._offer = self._make_offer()
+        self._offers = {lang: self._make_offer(lang) for lang in LANGUAGES}
 
     def offer(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
-        """What the new-game form may choose from (sent to the page), with the duplicate
-        challenge's field named in ``language``."""
-        named = {key: say(f"duplicate.form.{key}", language) for key in ("on", "seed", "empty")}
-        return {**self._offer, "duplicate": named}
+        """What the new-game form may choose from (sent to the page), named in ``language``:
+        each variant's readable name (``title``) and one line about it (``about``)."""
+        return self._offers[language]
 
-    def _make_offer(self) -> dict[str, Any]:
+    def _make_offer(self, lang: Language) -> dict[str, Any]:
         return {
             "variants": [
                 {
                     "name": v,
+                    "title": variant_name(v, lang),
+                    "about": say(f"variant.{v}.about", lang),
                     "players": counts,
                     "default_players": _default_players(v, counts),
-                    "tagline": tagline(make_rules(v)),
+                    "tagline": tagline(make_rules(v), lang),
                 }
                 for v, counts in self.variants.items()
                 if counts
             ],
-            "opponents": [{"id": o.id, "label": o.label} for o in self.opponents.values()],
-            "last_two": list(LAST_TWO),
-            "ends": list(ENDS),
+            "opponents": [
+                {"id": o.id, "label": say_phrase(o.label, lang)} for o in self.opponents.values()
+            ],
+            "last_two": [
+                {"id": x, "label": say(f"page.last_two.{x or 'default'}", lang)}
+                for x in ("", *LAST_TWO)
+            ],
+            "ends": [{"id": e, "label": _end_label(e, lang)} for e in ENDS],
         }
+
+    def rules(self, form: object, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """The rules of the game a form asks for, to read before it starts.
+
+        Raises:
+            FormError: as :meth:`setup` does, for a form it would refuse.
+        """
+        from spar_apps.web.rules_view import form_of_query, rules_view
+
+        return rules_view(self.ruleset(form_of_query(form)), language)
 
     def searching(self, form: object) -> bool:
         """Whether a form asks for a searching opponent (read before the game is made; the
@@ -193,6 +216,28 @@ class Lobby:
     def setup(self, form: object, overrides: object = None) -> Setup:
         """The game a form asks for, over the server-wide fields: this server's, or
         ``overrides``, those a saved game was made with (:attr:`Setup.overrides`).
+
+        Raises:
+            FormError: for an unknown field, a value of the wrong type or not offered,
+                or an impossible ruleset (the ruleset's own message).
+        """
+        if overrides is None:
+            overrides = self.overrides
+        rules = self.ruleset(form, overrides)
+        assert isinstance(form, dict) and isinstance(overrides, dict)  # ruleset checked them
+        opponent = self.opponents[
+            _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
+        ]
+        duplicate, seed = _duplicate(form.get("duplicate"))
+        return dataclasses.replace(
+            self._seat(rules, opponent),
+            overrides=dict(overrides),
+            duplicate=duplicate,
+            duplicate_seed=seed,
+        )
+
+    def ruleset(self, form: object, overrides: object = None) -> Ruleset:
+        """The ruleset a form asks for, over the server-wide fields (see :meth:`setup`).
 
         Raises:
             FormError: for an unknown field, a value of the wrong type or not offered,
@@ -223,22 +268,12 @@ class Lobby:
         if end != "default":
             fields["end"] = end
         try:
-            rules = make_rules(variant, **fields)
+            return make_rules(variant, **fields)
         except (TypeError, ValueError) as e:  # TypeError: a field no ruleset has
             raise FormError(str(e)) from None
-        opponent = self.opponents[
-            _choice(form, "opponents", list(self.opponents), next(iter(self.opponents)))
-        ]
-        duplicate, seed = _duplicate(form.get("duplicate"))
-        return dataclasses.replace(
-            self._seat(rules, opponent),
-            overrides=dict(overrides),
-            duplicate=duplicate,
-            duplicate_seed=seed,
-        )
 
     def _seat(self, rules: Ruleset, opponent: Opponent) -> Setup:
-        from spar_agents.registry.for_game import fallback_note
+        from spar_apps.table.texts import fallback_note
 
         note = None
         spec = self._choice(opponent, rules)
@@ -247,7 +282,7 @@ class Lobby:
                 note = fallback_note(rules, FALLBACK)
                 opponent = self.opponents[FALLBACK]
             else:
-                label = f"{opponent.label} ({spec})"
+                label = phrase("opponent.shipped_spec", spec=spec)
                 opponent = dataclasses.replace(opponent, label=label, choices=(spec,))
         elif spec is not None:  # e.g. search with the policy of the first shipped bot that plays
             opponent = dataclasses.replace(opponent, choices=(spec,))
@@ -321,14 +356,22 @@ def _offered(spec: str, think: float) -> Opponent:
 
     name, params = parse_spec(spec)
     if name not in agent_names() or TIME_LIMIT not in agent_parameters(name):
-        return Opponent(spec, spec, (spec,))
+        return Opponent(spec, phrase("opponent.spec", spec=spec), (spec,))
     given = params.get(TIME_LIMIT)
     if isinstance(given, int | float) and not isinstance(given, bool) and 0 < given <= think:
-        return Opponent(spec, f"{spec} (up to {given:g} s a move)", (spec,), True)
+        label = phrase("opponent.spec_limited", spec=spec, seconds=f"{given:g}")
+        return Opponent(spec, label, (spec,), True)
     rest = [item for item in spec.strip().partition(":")[2].split(",")
             if item.strip() and item.partition("=")[0].strip() != TIME_LIMIT]  # fmt: skip
     capped = f"{name}:{','.join([*rest, f'{TIME_LIMIT}={think!r}'])}"
-    return Opponent(spec, f"{spec} (up to {think:g} s a move)", (capped,), True)
+    label = phrase("opponent.spec_limited", spec=spec, seconds=f"{think:g}")
+    return Opponent(spec, label, (capped,), True)
+
+
+def _end_label(end: str, language: Language) -> str:
+    if end == "default":
+        return say("page.end.default", language)
+    return say("page.end.target", language, n=end.partition(":")[2])
 
 
 def _duplicate(value: object) -> tuple[bool, int | None]:

@@ -13,8 +13,10 @@ match goes on, each seat's chance to win it from there (``match_chances``,
 null when the session is open or over).
 
 Cards are codes (``"KD"``, ``"10H"``): the rank, then the suit letter. The
-page draws them; ``events`` are the table's own lines ("seat 2 wins trick 3
-with K♦"), written from the person's point of view.
+page draws them; every sentence is said here, in the view's ``language``
+(:mod:`spar_apps.table.messages`): ``events`` are the table's own lines ("seat 2 wins
+trick 3 with K♦"), written from the person's point of view, and ``texts`` holds the
+headline, the trick's title and the other lines the page shows as they are.
 
 ======================  =====================================================
 key                     meaning
@@ -44,9 +46,16 @@ key                     meaning
 ``hint``                whether a bot's probabilities can be asked for
 ``review``              whether the hand just over can be reviewed (its review is
                         ``GET /api/games/{id}/review``: :mod:`spar_apps.table.review`)
-``tagline``, ``rules``  the variant's texts from its ruleset: what decides a
-                        hand, and its rules as ``heading``/``text`` sections;
-                        ``typing``: three ways to type one of its cards
+``finished``            the last trick won this hand: ``trick`` (from 1),
+                        ``plays``, ``winning``, and ``text`` who won it; or null
+``texts``               the page's sentences: ``headline``, ``trick``,
+                        ``happened`` and ``revealed``
+``language``            the language of every text
+``title``               the variant's texts from its ruleset: its name, what
+                        decides a hand (``tagline``), its rules as
+                        ``heading``/``text`` sections (``rules``); ``typing``:
+                        three ways to type one of its cards, and ``typed``
+                        the label that names them
 ======================  =====================================================
 """
 
@@ -55,58 +64,88 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from spar_apps.table import HumanTable, exchange_words, numbered, session_goal, session_result
-from spar_env.explain import MoveReason, rules_sections, tagline, typing_examples
+from spar_apps.table import HumanTable, exchange_labels, exchange_words, numbered
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language
+from spar_apps.table.texts import (
+    chance_note,
+    hand_head,
+    happened,
+    headline,
+    session_goal,
+    session_result,
+)
+from spar_apps.table.voice import Voice
+from spar_apps.web.rules_view import rules_view
+from spar_env.explain import MoveReason, high_ranks
 from spar_env.rules import Ruleset
 
 
 def table_view(
-    table: HumanTable, *, game: str, turn: int, records: int, hint: bool, review: bool = False
+    table: HumanTable,
+    *,
+    game: str,
+    turn: int,
+    records: int,
+    hint: bool,
+    review: bool = False,
+    language: Language = DEFAULT_LANGUAGE,
 ) -> dict[str, Any]:
     """The message for the person at ``table`` (see the module docstring)."""
-    state, rules = table.state, table.rules
+    state, rules, voice = table.state, table.rules, table.voice(language)
     over = table.hand_over
     phase = "over" if over else "exchange" if table.exchanging else "play"
     reasons = {r.action: r for r in table.reasons()}
     legal = {a for a, r in reasons.items() if r.legal}
     number = {a: i for i, a in enumerate(numbered(sorted(legal)), 1)}
+    current = _current(table) if phase == "play" else _last_trick(table) if over else None
     return {
         "game": game,
         "turn": turn,
+        "language": language,
         "variant": rules.variant,
         "players": rules.players,
         "seat": table.seat,
-        "names": [table.name(s) for s in range(rules.players)],
+        "names": [voice.name(s) for s in range(rules.players)],
         "hand_number": int(state.hands_played[0]) + (0 if over else 1),
         "trick": min(int(state.trick[0]) + 1, rules.hand_size),
         "tricks": rules.hand_size,
         "phase": phase,
-        "goal": session_goal(table),
+        "goal": session_goal(table, language),
         "direction": rules.direction,
         "hand": [
             {
                 "card": _code(table, c),
+                "label": voice.card(c),
                 "legal": c in legal and phase == "play",
                 "number": number.get(c),
-                "reason": reasons[c].reason if c in reasons else None,
+                "reason": voice.text(reasons[c].reason) if c in reasons else None,
                 "face_down": bool(c in reasons and reasons[c].face_down),
             }
             for c in table.hand()
         ],
-        "choices": _choices(table, reasons, number) if phase == "exchange" else [],
+        "choices": _choices(table, voice, reasons, number) if phase == "exchange" else [],
         "to_move": table.to_move,
         "my_turn": table.my_turn,
-        "current": _current(table) if phase == "play" else _last_trick(table) if over else None,
-        "seats": _seats(table),
+        "current": current,
+        "finished": _finished(table, voice) if phase == "play" else None,
+        "seats": _seats(table, voice),
         "revealed": _code(table, state.revealed[0]) if int(state.revealed[0]) >= 0 else None,
-        "events": list(table.events),
-        "summary": _summary(table) if over else None,
+        "events": [voice.text(e) for e in table.events],
+        "summary": _summary(table, voice) if over else None,
         "session_over": table.session_over,
-        "session_result": session_result(table) if table.session_over else None,
+        "session_result": session_result(table, language) if table.session_over else None,
         "records": records,
         "hint": hint,
         "review": review and over,
-        **rules_texts(rules),
+        "texts": {
+            "headline": headline(table, language),
+            "trick": _trick_title(table, voice, phase, current),
+            "happened": happened(table, language),
+            "revealed": voice.say("stock.revealed", card=voice.card(state.revealed[0]))
+            if int(state.revealed[0]) >= 0
+            else "",
+        },
+        **rules_texts(rules, language),
     }
 
 
@@ -126,15 +165,17 @@ def _shown(table: HumanTable, seat: int, card: int, down: bool) -> dict[str, Any
 
 
 def _choices(
-    table: HumanTable, reasons: dict[int, MoveReason], number: dict[int, int]
+    table: HumanTable, voice: Voice, reasons: dict[int, MoveReason], number: dict[int, int]
 ) -> list[dict[str, Any]]:
     """Keep and exchange, each open (with its number) or closed, and why."""
+    labels = exchange_labels(table.rules, voice.language)
     return [
         {
             "action": word,
+            "label": labels[action],
             "number": number.get(action),
             "legal": reasons[action].legal,
-            "reason": reasons[action].reason,
+            "reason": voice.text(reasons[action].reason),
         }
         for action, word in exchange_words(table.rules).items()
         if action in reasons
@@ -142,13 +183,9 @@ def _choices(
 
 
 @functools.cache
-def rules_texts(rules: Ruleset) -> dict[str, Any]:
+def rules_texts(rules: Ruleset, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
     """The variant's texts, written from its ruleset: the same for every view of a game."""
-    return {
-        "tagline": tagline(rules),
-        "typing": typing_examples(rules),
-        "rules": [{"heading": h, "text": " ".join(lines)} for h, lines in rules_sections(rules)],
-    }
+    return rules_view(rules, language)
 
 
 def _current(table: HumanTable) -> dict[str, Any]:
@@ -165,54 +202,100 @@ def _current(table: HumanTable) -> dict[str, Any]:
 
 def _last_trick(table: HumanTable) -> dict[str, Any]:
     """The hand's last trick, once it is over (the core has cleared its trick by then)."""
-    state, history = table.state, table.history
-    count, seats = int(history.count[0]), int(state.active[0]).bit_count()
-    plays = [
-        {"seat": int(history.seats[0, i]), **_shown(table, int(history.seats[0, i]),
-                                                     int(history.cards[0, i]), bool(history.down[0, i]))}
-        for i in range(max(0, count - seats), count)
-    ]  # fmt: skip
-    winner = int(state.winner[0])
-    card = _code(table, state.trick_card[0, table.rules.hand_size - 1])
+    finished = table.finished_trick()
+    assert finished is not None  # a hand over has had its tricks
+    _, plays, winner, card = finished
     return {
-        "leader": plays[0]["seat"] if plays else -1,
-        "plays": plays,
-        "winning": {"seat": winner, "card": card},
+        "leader": plays[0][0] if plays else -1,
+        "plays": [{"seat": seat, **_shown(table, seat, c, down)} for seat, c, down in plays],
+        "winning": {"seat": winner, "card": _code(table, card)},
     }
 
 
-def _seats(table: HumanTable) -> list[dict[str, Any]]:
+def _finished(table: HumanTable, voice: Voice) -> dict[str, Any] | None:
+    """The last trick won this hand, while the next is played (the page shows it a moment)."""
+    finished = table.finished_trick()
+    if finished is None:
+        return None
+    trick, plays, winner, card = finished
+    you = "you" if winner == table.seat else "other"
+    return {
+        "trick": trick,
+        "plays": [{"seat": seat, **_shown(table, seat, c, down)} for seat, c, down in plays],
+        "winning": {"seat": winner, "card": _code(table, card)},
+        "text": voice.say(
+            f"event.trick.{you}", who=voice.name(winner), trick=trick, card=voice.card(card)
+        ),  # fmt: skip
+    }
+
+
+def _trick_title(
+    table: HumanTable, voice: Voice, phase: str, current: dict[str, Any] | None
+) -> str:
+    """``trick 2, led by seat 1: your lead · seat 3 winning with K♦``."""
+    if current is None:
+        if phase == "exchange":
+            return voice.say("exchange.explain", ranks=high_ranks(table.rules))
+        return voice.say("trick.over")
+    leader = voice.name(current["leader"])
+    if phase == "over":
+        title = voice.say("trick.last_led", who=leader)
+    else:
+        title = voice.say("trick.led", trick=int(table.state.trick[0]) + 1, who=leader)
+    if not current["plays"] and table.my_turn:
+        title = voice.say("list.colon", head=title, last=voice.say("trick.your_lead"))
+    winning = current["winning"]
+    if winning:
+        seat = winning["seat"]
+        you = "you" if seat == table.seat else "other"
+        key = f"trick.won.{you}" if phase == "over" else f"trick.winning.{you}"
+        card = voice.card(table.rules.card_id(winning["card"]))
+        title += " · " + voice.say(key, who=voice.name(seat), card=card)
+    return title
+
+
+def _seats(table: HumanTable, voice: Voice) -> list[dict[str, Any]]:
     """Each seat's panel: its plays in order (one pass over the history), counts and flags."""
     state, rules = table.state, table.rules
     plays, won = table.plays_by_seat(), table.tricks_won()
     hands, scores = state.hands[0].tolist(), state.scores[0].tolist()
     dealer, active = int(state.dealer[0]), int(state.active[0])
-    return [
-        {
-            "seat": seat,
-            "name": table.name(seat),
-            "played": [_shown(table, seat, card, down) for card, down in plays[seat]],
-            "held": int(hands[seat]).bit_count(),
-            "tricks_won": won[seat],
-            "score": table.score(scores[seat]),
-            "dealer": dealer == seat,
-            "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
-            "sits_out": not active >> seat & 1,
-        }
-        for seat in range(rules.players)
-    ]
+    out = []
+    for seat in range(rules.players):
+        held = int(hands[seat]).bit_count()
+        facts = voice.say(
+            "seat.facts", tricks=voice.say("count.tricks_won", n=won[seat]),
+            held=voice.say("count.cards", n=held),
+        )  # fmt: skip
+        out.append(
+            {
+                "seat": seat,
+                "name": voice.name(seat),
+                "played": [_shown(table, seat, card, down) for card, down in plays[seat]],
+                "held": held,
+                "facts": facts,
+                "tricks_won": won[seat],
+                "score": table.score(scores[seat]),
+                "dealer": dealer == seat,
+                "exchanged": bool(rules.weak_hand_exchange and state.exchanged[0, seat]),
+                "sits_out": not active >> seat & 1,
+            }
+        )
+    return out
 
 
-def _summary(table: HumanTable) -> dict[str, Any]:
+def _summary(table: HumanTable, voice: Voice) -> dict[str, Any]:
     """The end of a hand, as the terminal's summary shows it: the result and the hands dealt."""
-    state, rules = table.state, table.rules
+    state, rules, language = table.state, table.rules, voice.language
     score = table.hand_score()
+    chances = table.match_chances()
     return {
         "hand": int(state.hands_played[0]),
+        "head": hand_head(table, language),
         "winner": int(state.winner[0]),
-        "why_points": score.why_points(),
-        "why_payoffs": [score.why_payoff(s) for s in range(rules.players)],
-        "session_line": score.session,
+        "why_points": voice.text(score.why_points()),
+        "why_payoffs": [voice.text(score.why_payoff(s)) for s in range(rules.players)],
+        "session_line": voice.text(score.session),
         "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
         "points": int(state.points[0]),
         "payoffs": [int(p) for p in table.payoffs],
@@ -220,5 +303,6 @@ def _summary(table: HumanTable) -> dict[str, Any]:
         "exchanged": [
             bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
         ],
-        "match_chances": table.match_chances(),
+        "match_chances": chances,
+        "chance_note": chance_note(chances, language) if chances else None,
     }

@@ -3,8 +3,9 @@ and a variant's rules written from its ruleset.
 
 - :mod:`spar_env.explain.moves`: :func:`move_reasons` for the seat to act.
 - :mod:`spar_env.explain.score`: :func:`explain_hand` once a hand is over.
-- :mod:`spar_env.explain.rules_text`: :func:`rules_sections`, a variant's rules as short
-  sections, and the texts that depend on the deck (ranks, typing examples, the tagline).
+- :mod:`spar_env.explain.phrase`: what they say, as message keys and fields (:class:`Phrase`),
+  which the tables say in the reader's language (a variant's rules, all words, are the
+  tables' own: ``spar_apps.table.rules_text``).
 """
 
 from spar_env.explain.moves import (
@@ -12,9 +13,8 @@ from spar_env.explain.moves import (
     face_down_reason,
     high_ranks,
     move_reasons,
-    suit_name,
 )
-from spar_env.explain.rules_text import rank_list, rules_sections, tagline, typing_examples
+from spar_env.explain.phrase import Phrase, phrase
 from spar_env.explain.score import HandScore, Term, explain_hand
 
 __all__ = [
@@ -25,9 +25,6 @@ __all__ = [
     "face_down_reason",
     "high_ranks",
     "move_reasons",
-    "rank_list",
-    "rules_sections",
-    "suit_name",
-    "tagline",
-    "typing_examples",
+    "Phrase",
+    "phrase",
 ]

@@ -7,8 +7,10 @@ the engine allows it and one sentence that names the rule. Legality is the
 engine's own (``state.legal``); this module only says why, so a table can
 never disagree with the rules about what may be played.
 
-The sentences speak to the seat (``you``) and name only what that seat may
-know: its own cards, the cards face up in the trick, the stock's size.
+A reason is a :class:`~spar_env.explain.phrase.Phrase` (a message key and its fields),
+said in the reader's language by the tables (``spar_apps.table.messages``). It speaks to
+the seat (``you``) and names only what that seat may know: its own cards, the cards face
+up in the trick, the stock's size.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spar_env.core.state import EXCHANGE, PLAY, State
+from spar_env.explain.phrase import Card, Listed, Phrase, Rank, Suit, cards, phrase
 from spar_env.rules import Ruleset
 from spar_env.rules.ruleset import HIGH_RANKS
-
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,8 @@ class MoveReason:
 
     action: int  # a card id, or the ruleset's keep/exchange action
     legal: bool  # as the engine says
-    reason: str  # names the rule that opens or closes it
+    reason: Phrase  # names the rule that opens or closes it
     face_down: bool = False  # played now, this card would go face down
-
-
-def suit_name(rules: Ruleset, suit_index: int) -> str:
-    """``diamonds`` for a suit index of the ruleset."""
-    return SUIT_NAMES[rules.suits[suit_index]]
 
 
 def move_reasons(state: State, game: int = 0) -> list[MoveReason]:
@@ -58,23 +54,22 @@ def move_reasons(state: State, game: int = 0) -> list[MoveReason]:
     return [_card_reason(rules, card, hand, legal, led, best) for card in hand]
 
 
-def face_down_reason(rules: Ruleset, follows: bool | None = None) -> str:
+def face_down_reason(rules: Ruleset, follows: bool | None = None) -> Phrase:
     """Why a card went face down. ``follows`` (whether it was of the suit led) is for the
     card's own player; ``None`` gives the reason every seat may know, which under
     ``non_winning`` never says whether the card followed suit."""
     if rules.face_down == "off_suit":
-        return "a card not of the suit led is played face down"
+        return phrase("down.off_suit")
     if follows is None:
-        return "a card that does not take the lead of the trick is played face down"
+        return phrase("down.no_lead")
     if follows:
-        return "a card that does not beat the best card of the trick is played face down"
-    return "a card of another suit never takes the lead, so it is played face down"
+        return phrase("down.no_beat")
+    return phrase("down.other_suit")
 
 
-def high_ranks(rules: Ruleset) -> str:
+def high_ranks(rules: Ruleset) -> Listed:
     """The ranks that make a hand strong in the exchange, as this deck has them ("10, J or A")."""
-    ranks = [r for r in HIGH_RANKS if r in rules.ranks]
-    return ", ".join(ranks[:-1]) + " or " + ranks[-1] if len(ranks) > 1 else "".join(ranks)
+    return Listed(tuple(Rank(r) for r in HIGH_RANKS if r in rules.ranks), "or")
 
 
 # ----- pieces ------------------------------------------------------------------------
@@ -82,66 +77,44 @@ def _cards(rules: Ruleset, bits: int) -> list[int]:
     return [c for c in range(rules.num_card_ids) if bits >> c & 1]
 
 
-def _names(rules: Ruleset, cards: list[int]) -> str:
-    return ", ".join(rules.card_name(c, unicode=True) for c in cards)
-
-
 def _card_reason(
     rules: Ruleset, card: int, hand: list[int], legal: int, led: int, best: int
 ) -> MoveReason:
     is_legal = bool(legal >> card & 1)
     if led < 0:
-        return MoveReason(card, is_legal, "you lead this trick: any card may be played")
-    suit = suit_name(rules, led)
+        return MoveReason(card, is_legal, phrase("reason.lead"))
+    suit = Suit(led)
     follows = rules.card_suit_index(card) == led
     of_suit = [c for c in hand if rules.card_suit_index(c) == led]
     if not is_legal:
-        return MoveReason(
-            card,
-            False,
-            f"you must follow suit: {suit} were led and you hold {_names(rules, of_suit)}",
-        )
-    best_name = rules.card_name(best, unicode=True)
+        return MoveReason(card, False, phrase("reason.follow", suit=suit, cards=cards(of_suit)))
     if follows:
         beats = rules.card_strength(card) > rules.card_strength(best)
-        reason = (
-            f"it follows {suit}, the suit led, and beats {best_name}"
-            if beats
-            else f"it follows {suit}, the suit led, but does not beat {best_name}"
-        )
+        key = "reason.follows_beats" if beats else "reason.follows_short"
+        reason = phrase(key, suit=suit, best=Card(best))
         down = rules.face_down == "non_winning" and not beats
     else:
-        reason = (
-            f"you hold no {suit}, so any card may be played, but a card of another suit "
-            "cannot win the trick"
-        )
+        reason = phrase("reason.off_suit", suit=suit)
         down = rules.face_down != "none"
     if down:
-        reason += f"; it goes face down: {face_down_reason(rules, follows)}"
+        reason = phrase("reason.goes_down", reason=reason, why=face_down_reason(rules, follows))
     return MoveReason(card, True, reason, face_down=down)
 
 
 def _exchange_reasons(
     rules: Ruleset, hand: list[int], legal: int, stock_top: int
 ) -> list[MoveReason]:
-    first = "keep or exchange your hand first: the weak-hand exchange comes before trick 1"
+    first = phrase("reason.exchange_first")
     out = [MoveReason(c, False, first) for c in hand]
-    out.append(MoveReason(rules.keep_action, True, "keep your hand and play it"))
+    out.append(MoveReason(rules.keep_action, True, phrase("reason.keep")))
     high = [c for c in hand if rules.is_high_rank(rules.card_rank(c))]
     ranks = high_ranks(rules)
     can = bool(legal >> rules.exchange_action & 1)
     if can:
-        reason = (
-            f"your hand holds no {ranks}, so it is weak: you may set it aside and take "
-            f"the top {rules.hand_size} cards of the stock"
-        )
+        reason = phrase("reason.weak", ranks=ranks, n=rules.hand_size)
     elif high:
-        reason = (
-            f"your hand holds {_names(rules, high)}: a hand with a {ranks} is strong, "
-            "so it may keep but not exchange"
-        )
+        reason = phrase("reason.strong", cards=cards(high), ranks=ranks)
     else:  # the engine asks no seat once the stock is short; kept for a complete answer
-        left = rules.deck_size - stock_top
-        reason = f"the stock holds {left} cards, fewer than a hand: nobody may exchange"
+        reason = phrase("reason.stock_short", n=rules.deck_size - stock_top)
     out.append(MoveReason(rules.exchange_action, can, reason))
     return out

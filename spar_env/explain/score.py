@@ -10,11 +10,11 @@ test checks that every sum is the engine's own figure.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from spar_env.core.state import State
-from spar_env.rules import Ruleset, c_notation
+from spar_env.explain.phrase import Card, Listed, Phrase, Points, Rank, Seat, phrase
+from spar_env.rules import Ruleset
 
 
 @dataclass(frozen=True)
@@ -22,14 +22,7 @@ class Term:
     """One part of a sum: an amount and why."""
 
     amount: int
-    why: str
-
-
-Name = Callable[[int], str]
-
-
-def seat_name(seat: int) -> str:
-    return f"seat {seat}"
+    why: Phrase
 
 
 @dataclass(frozen=True)
@@ -39,8 +32,8 @@ class HandScore:
     winner: int
     points: list[Term]  # adds up to the hand's points
     payoffs: list[list[Term]]  # by seat; each adds up to the seat's payoff
-    notes: list[str]  # by seat: why, where the terms do not say it ("" otherwise)
-    session: str  # what the hand did to the session score
+    notes: list[Phrase | None]  # by seat: why, where the terms do not say it
+    session: Phrase  # what the hand did to the session score
 
     @property
     def total(self) -> int:
@@ -49,25 +42,30 @@ class HandScore:
     def payoff(self, seat: int) -> int:
         return sum(t.amount for t in self.payoffs[seat])
 
-    def why_points(self) -> str:
+    def why_points(self) -> Phrase:
         """``why 5 points: trick 4 won with 7♠ scores 2 + trick 5 won with 6♠ scores 3``."""
-        total = self.total
-        return f"why {total} point{'s' * (total != 1)}: " + " + ".join(t.why for t in self.points)
+        terms = Listed(tuple(t.why for t in self.points), " + ")
+        return phrase("score.why_points", n=self.total, terms=terms)
 
-    def why_payoff(self, seat: int) -> str:
+    def why_payoff(self, seat: int) -> Phrase | Listed:
         """``3 from you + 3 from seat 1`` (``3 from each of the 3 other seats`` past two), or
         why the seat pays or gets nothing."""
-        return self.notes[seat] or " + ".join(t.why for t in self.payoffs[seat])
+        note = self.notes[seat]
+        return note if note is not None else Listed(tuple(t.why for t in self.payoffs[seat]), " + ")
 
-    def lines(self) -> list[str]:
+    def lines(self) -> list[Phrase]:
         """The whole explanation: the points, each seat's payoff, the session."""
-        payoffs = [f"{self.payoff(s):+d}: {self.why_payoff(s)}" for s in range(len(self.payoffs))]
+        payoffs = [
+            phrase("score.payoff_line", amount=f"{self.payoff(s):+d}", why=self.why_payoff(s))
+            for s in range(len(self.payoffs))
+        ]
         return [self.why_points(), *payoffs, self.session]
 
 
-def explain_hand(state: State, game: int = 0, name: Name = seat_name) -> HandScore:
+def explain_hand(state: State, game: int = 0) -> HandScore:
     """How the hand that just ended in ``game`` was scored (see the module docstring);
-    ``name`` names the seats (``you`` for the person at a table).
+    its phrases name seats as :class:`~spar_env.explain.phrase.Seat`, which the reader's
+    side names (``you`` for the person at a table).
 
     Raises:
         ValueError: if the hand is still running.
@@ -82,24 +80,22 @@ def explain_hand(state: State, game: int = 0, name: Name = seat_name) -> HandSco
     pts = sum(t.amount for t in points)
     active = int(state.active[game])
     payoffs: list[list[Term]] = [[] for _ in range(rules.players)]
-    notes = [""] * rules.players
+    notes: list[Phrase | None] = [None] * rules.players
     for seat in range(rules.players):
         if not active >> seat & 1:
-            notes[seat] = "sat out this tie-break hand"
+            notes[seat] = phrase("payoff.sat_out")
         elif seat == winner:
             if rules.payoff == "points":
-                payoffs[seat].append(Term(pts, f"{pts}, the hand's points"))
+                payoffs[seat].append(Term(pts, phrase("payoff.points", points=pts)))
         elif rules.payoff == "stakes":
-            payoffs[seat].append(Term(-pts, f"pays {name(winner)} the hand's {pts}"))
-            payoffs[winner].append(Term(pts, f"{pts} from {name(seat)}"))
+            payoffs[seat].append(Term(-pts, phrase("payoff.pays", who=Seat(winner), points=pts)))
+            payoffs[winner].append(Term(pts, phrase("payoff.from", who=Seat(seat), points=pts)))
         else:
-            notes[seat] = "with the points payoff only the winner scores"
+            notes[seat] = phrase("payoff.winner_only")
     payers = len(payoffs[winner])
     if rules.payoff == "stakes" and payers > 2:  # a shorter why than a long sum
-        notes[winner] = f"{pts} from each of the {payers} other seats"
-    return HandScore(
-        winner, points, payoffs, notes, _session(rules, state, game, winner, pts, name)
-    )
+        notes[winner] = phrase("payoff.from_each", points=pts, n=payers)
+    return HandScore(winner, points, payoffs, notes, _session(rules, state, game, winner, pts))
 
 
 def _points(rules: Ruleset, winner: int, winners: list[int], cards: list[int]) -> list[Term]:
@@ -113,39 +109,36 @@ def _points(rules: Ruleset, winner: int, winners: list[int], cards: list[int]) -
         run = run and winners[h - 1 - k] == winner and value > 0
         if not run:
             break
-        name = rules.card_name(card, unicode=True)
-        chain.append(Term(value, f"trick {h - k} won with {name} scores {value}"))
+        chain.append(Term(value, phrase("score.trick", trick=h - k, card=Card(card), value=value)))
     terms = chain[::-1]
     if rules.last_two == "bonus" and run:
-        last = rules.card_name(cards[h - 1], unicode=True)
         value = values[rules.card_rank(cards[h - 1])]
-        terms.append(Term(value, f"a bonus for the last two tricks: {last}'s {value} again"))
+        terms.append(Term(value, phrase("score.bonus", card=Card(cards[h - 1]), value=value)))
     if not terms:
-        last = rules.card_name(cards[h - 1], unicode=True)
         if not values:
-            terms.append(Term(1, f"every hand scores 1 in {rules.variant}"))
+            terms.append(
+                Term(1, phrase("score.always_one", variant=phrase(f"variant.{rules.variant}")))
+            )
         else:
-            terms.append(Term(1, f"trick {h} won with {last}, not {_scoring_ranks(rules)}"))
+            ranks = Listed(tuple(Rank(r) for r in rules.rank_points), "or")
+            terms.append(
+                Term(1, phrase("score.one", trick=h, card=Card(cards[h - 1]), ranks=ranks))
+            )
     return terms
 
 
-def _scoring_ranks(rules: Ruleset) -> str:
-    return "a " + " or a ".join(rules.rank_points)
-
-
-def _session(rules: Ruleset, state: State, game: int, winner: int, pts: int, name: Name) -> str:
+def _session(rules: Ruleset, state: State, game: int, winner: int, pts: int) -> Phrase:
     kind, value = rules.end_kind, rules.end_value
-
-    def score(points: int) -> str:
-        return c_notation(points) if rules.c_notation else str(points)
-
     after = int(state.scores[game, winner])
-    line = f"{name(winner)}: score {score(after - pts)} + {pts} = {score(after)}"
+    line = phrase(
+        "session.after_hand", who=Seat(winner), before=Points(after - pts), points=pts,
+        after=Points(after),
+    )  # fmt: skip
     if kind == "target":
-        return line + f"; {score(int(value or 0))} points win the match"
+        return phrase("session.line_target", line=line, target=Points(int(value or 0)))
     if kind == "hands":
-        return line + f"; hand {int(state.hands_played[game])} of {value}"
+        return phrase("session.line_hands", line=line, hand=int(state.hands_played[game]), n=value)
     if kind == "stones":
         stones, pool = int(state.stones[game, winner]), int(state.pool[game])
-        return line + f"; {stones} stones taken, {pool} left in the pool"
+        return phrase("session.line_stones", line=line, stones=stones, pool=pool)
     return line

@@ -1,22 +1,43 @@
 // The web table of spar-rl: draws what the server sends and sends the person's moves.
 // The game runs on the server; this page keeps only the id of its own game (one per tab, in
 // sessionStorage, so that a reload or a restart of the server takes the game up again).
+// Every word comes from the server: the message catalogue of the page's language
+// (GET /api/messages) fills the labels and templates, and the views carry their sentences
+// already said. The language follows the browser unless the player picks one (kept in
+// localStorage), and every request names it (?lang=).
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const RED_SUITS = new Set(["D", "H"]);
 const CARD_IN_TEXT = /((?:10|[2-9JQKARDV])[♣♦♥♠])/g;  // R, D, V: the French K, Q, J
+const PACES = { tap: -1, slow: 3000, normal: 1500, none: 0 }; // ms a finished trick stays
 let game = null; // the last view the server sent
 let offer = null;
 let hintOn = false;
 let busy = false;
-let texts = {}; // the message table in the page's language (GET /api/messages)
-let language = "en";
+let lang = localStorage.getItem("spar-lang") || "";
+let messages = {};
+let lastAction = null; // where the person's last action was: "typed", "card", "choice", "next"
+let shownTrick = ""; // the finished trick already shown a moment
+let pauseTimer = null;
 let review = null; // the review of the hand just over, as the server sent it
 let reviewAt = 0; // the trick shown, from 0
 const SAVED_GAME = "spar-game"; // this tab's game id, in sessionStorage
 
 const $ = (id) => document.getElementById(id);
+
+function t(key, fields) {
+  // The catalogue's template of key, its {fields} filled; a counted message (key.one,
+  // key.other) chosen by fields.n as the server chooses it.
+  fields = fields || {};
+  if (!(key in messages) && (key + ".one") in messages) {
+    const n = Number(fields.n);
+    key += (n === 1 || (lang === "fr" && n === 0)) ? ".one" : ".other";
+  }
+  const template = messages[key];
+  if (template === undefined) return key;
+  return template.replace(/\{(\w+)(?::\w+)?\}/g, (_, name) => String(fields[name] ?? ""));
+}
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -31,31 +52,24 @@ function parseCard(code) {
 
 function label(code) {
   const { rank, suit } = parseCard(code);
-  return rank + SUITS[suit];
+  return (messages["card.rank." + rank] || rank) + SUITS[suit];
 }
 
 function cardNode(code, small, down) {
   // A card face for a code such as "10H"; null (a hidden card) draws a back.
   if (code === null) {
     const back = el("div", "card back" + (small ? " small" : ""));
-    back.setAttribute("aria-label", "a card face down");
+    back.setAttribute("aria-label", t("card.back"));
     return back;
   }
-  const { rank, suit } = parseCard(code);
+  const { suit } = parseCard(code);
   const node = el("div", "card" + (small ? " small" : "") + (RED_SUITS.has(suit) ? " red" : ""));
-  node.appendChild(el("span", "corner", rank + SUITS[suit]));
+  node.appendChild(el("span", "corner", label(code)));
   node.appendChild(el("span", "pip", SUITS[suit]));
   node.dataset.card = code;
-  node.setAttribute("aria-label", label(code) + (down ? " (face down)" : ""));
+  node.setAttribute("aria-label", down ? t("card.face_down", { card: label(code) }) : label(code));
   if (down) node.classList.add("own-down");
   return node;
-}
-
-function t(key, fields) {
-  // A message of the table in the page's language, its {fields} filled (the key if missing).
-  let text = texts[key] || key;
-  for (const [name, value] of Object.entries(fields || {})) text = text.split(`{${name}}`).join(String(value));
-  return text;
 }
 
 function colourText(node, text) {
@@ -67,21 +81,25 @@ function colourText(node, text) {
   }
 }
 
+function withLang(path) {
+  return path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(lang);
+}
+
 async function call(method, path, body) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
+  const response = await fetch(withLang(path), options);
   let data;
   try {
     data = await response.json();
   } catch (e) {
-    data = { error: `the server answered ${response.status} without JSON` };
+    data = { error: t("page.no_json", { status: response.status }) };
   }
   if (!response.ok) {
-    const error = new Error(data.error || `error ${response.status}`);
+    const error = new Error(data.error || t("page.error", { status: response.status }));
     error.status = response.status;
     throw error;
   }
@@ -90,6 +108,35 @@ async function call(method, path, body) {
 
 function say(text) {
   $("message").textContent = text || "";
+}
+
+// ----- the language ---------------------------------------------------------------------
+async function loadMessages() {
+  // The catalogue of the chosen language, or of the browser's (the server reads its header).
+  const answer = await call("GET", "/api/messages");
+  lang = answer.language;
+  messages = answer.messages;
+  document.documentElement.lang = lang;
+  document.title = t("page.title");
+  for (const node of document.querySelectorAll("[data-msg]")) node.textContent = t(node.dataset.msg);
+  $("duplicate-seed").placeholder = t("duplicate.form.empty");
+  fillSelect($("lang"), Object.entries(answer.languages), lang);
+  fillSelect($("pace"), Object.keys(PACES).map((p) => [p, t("page.pace." + p)]), pace());
+}
+
+async function switchLanguage() {
+  lang = $("lang").value;
+  localStorage.setItem("spar-lang", lang);
+  await loadMessages();
+  await loadOffer();
+  if (game) show(await call("GET", `/api/games/${game.game}`));
+  if (!$("review").hidden) await openReview();  // the review again, said in the new language
+  if ($("rules").open) await readRules();
+}
+
+function pace() {
+  const chosen = localStorage.getItem("spar-pace");
+  return chosen in PACES ? chosen : "normal";
 }
 
 // ----- the new-game form --------------------------------------------------------------
@@ -106,25 +153,23 @@ function fillSelect(select, items, chosen) {
 function fillPlayers() {
   const variant = offer.variants.find((v) => v.name === $("variant").value);
   $("tagline").textContent = variant.tagline;
+  $("about").textContent = variant.about;
   const previous = Number($("players").value) || variant.default_players;
   const chosen = variant.players.includes(previous) ? previous : variant.default_players;
   fillSelect($("players"), variant.players.map((n) => [String(n), String(n)]), String(chosen));
 }
 
 async function loadOffer() {
+  const keep = offer ? formValues() : null;
   offer = await call("GET", "/api/offer");
-  fillSelect($("variant"), offer.variants.map((v) => [v.name, v.name]), "spar");
+  fillSelect($("variant"), offer.variants.map((v) => [v.name, v.title]), keep ? keep.variant : "spar");
   fillPlayers();
-  fillSelect($("opponents"), offer.opponents.map((o) => [o.id, o.label]), offer.opponents[0].id);
-  fillSelect($("end"), offer.ends.map((e) => [e, e === "default" ? "the variant's end" : e.replace("target:", "first to ")]), "default");
-  fillSelect($("last_two"), [["", "the variant's"], ...offer.last_two.map((x) => [x, x])], "");
-  $("duplicate-on").textContent = offer.duplicate.on;
-  $("duplicate-seed-name").textContent = offer.duplicate.seed;
-  $("duplicate-seed").placeholder = offer.duplicate.empty;
+  fillSelect($("opponents"), offer.opponents.map((o) => [o.id, o.label]), keep ? keep.opponents : offer.opponents[0].id);
+  fillSelect($("end"), offer.ends.map((e) => [e.id, e.label]), keep ? keep.end : "default");
+  fillSelect($("last_two"), offer.last_two.map((x) => [x.id, x.label]), keep ? (keep.last_two || "") : "");
 }
 
-async function newGame(event) {
-  event.preventDefault();
+function formValues() {
   const form = {
     variant: $("variant").value,
     players: Number($("players").value),
@@ -136,19 +181,41 @@ async function newGame(event) {
   const seed = $("duplicate-seed").value.trim();
   if (seed) form.duplicate = seed;  // the server reads the digits, or says why not
   else if ($("duplicate").checked) form.duplicate = true;  // a seed drawn by the server
+  return form;
+}
+
+async function newGame(event) {
+  event.preventDefault();
+  lastAction = null;  // a new game takes no focus: on a phone, no keyboard over the cards
   $("form-message").textContent = "";
   try {
-    show(await call("POST", "/api/games", form));
+    show(await call("POST", "/api/games", formValues()));
     say(game.warning || game.note || "");
   } catch (e) {
     $("form-message").textContent = e.message;  // beside the form: it shows with no table too
   }
 }
 
+async function readRules() {
+  // The rules of the game the form asks for, before it starts.
+  const form = formValues();
+  const query = new URLSearchParams({ variant: form.variant, players: String(form.players), end: form.end });
+  if (form.last_two) query.set("last_two", form.last_two);
+  if (form.ace_of_spades) query.set("ace_of_spades", "true");
+  try {
+    drawRules(await call("GET", `/api/rules?${query}`));
+    $("rules").open = true;
+    $("rules").scrollIntoView({ block: "nearest" });
+  } catch (e) {
+    say(e.message);
+  }
+}
+
 // ----- moves ---------------------------------------------------------------------------
-async function send(path, body) {
+async function send(path, body, from) {
   if (busy || !game) return;
   busy = true;
+  lastAction = from;
   try {
     show(await call("POST", `/api/games/${game.game}/${path}`, { ...body, turn: game.turn }));
     say(game.warning || "");  // a change the server could not save goes on in memory
@@ -162,8 +229,8 @@ async function send(path, body) {
   }
 }
 
-function play(move) {
-  return send("move", { move: String(move) });
+function play(move, from) {
+  return send("move", { move: String(move) }, from);
 }
 
 async function refreshHint() {
@@ -172,8 +239,9 @@ async function refreshHint() {
   try {
     const hint = await call("GET", `/api/games/${game.game}/hint`);
     if (hint.turn !== game.turn) return;
-    const parts = hint.moves.map((m) => `${m.move.length <= 3 ? label(m.move) : m.move} ${Math.round(m.p * 100)}%`);
-    colourText($("hint"), "hint, the bot's policy: " + parts.join("  "));
+    const words = { keep: t("move.keep"), exchange: t("move.exchange") };
+    const parts = hint.moves.map((m) => `${words[m.move] || label(m.move)} ${Math.round(m.p * 100)}%`);
+    colourText($("hint"), t("hint.head") + " " + parts.join("  "));
     for (const m of hint.moves) {
       const node = document.querySelector(`#hand .card[data-card="${m.move}"]`);
       if (node) node.appendChild(el("span", "prob", `${Math.round(m.p * 100)}%`));
@@ -189,31 +257,46 @@ function show(view) {
   sessionStorage.setItem(SAVED_GAME, view.game);  // a reload, or a restarted server, carries on
   $("welcome").hidden = true;
   $("table").hidden = false;
-  const phase = view.phase === "exchange" ? "the exchange" : `trick ${view.trick} of ${view.tricks}`;
-  $("headline").textContent = `${view.variant}, ${view.players} players · hand ${view.hand_number} · ` +
-    `${phase} · play goes ${view.direction} · ${view.goal}`;
-  $("lineup").textContent = `against ${view.lineup}`;
+  document.body.classList.add("playing");
+  $("headline").textContent = view.texts.headline;
+  $("lineup").textContent = t("page.against", { lineup: view.lineup });
   drawSeats(view);
-  drawTrick(view);
-  colourText($("happened"), view.events.length ? "what happened: " + view.events.join("; ") : "");
-  $("revealed").textContent = view.revealed ? `stock: bottom card ${label(view.revealed)} turned up` : "";
+  drawFelt(view);
+  colourText($("happened"), view.texts.happened);
+  $("revealed").textContent = view.texts.revealed;
   drawHand(view);
   drawSummary(view);
   drawDuplicate(view);
   drawRules(view);
   $("tagline").textContent = view.tagline;
-  $("typing").textContent = view.typing.join(", ");
+  $("typed-label").textContent = view.typed;
   $("your-turn").hidden = !view.my_turn;
   const records = $("records");
   records.hidden = view.records === 0;
-  records.href = `/api/games/${view.game}/records`;
-  records.textContent = `Download records (${view.records} hand${view.records === 1 ? "" : "s"})`;
+  records.href = withLang(`/api/games/${view.game}/records`);
+  records.textContent = t("page.records", { n: view.records });
   if (view.phase !== "over") closeReview();
   document.body.dataset.turn = String(view.turn);
   document.body.dataset.phase = view.phase;
   refreshHint();
-  if (view.phase !== "over") $("typed").focus();
-  else $("next").focus();
+  keepFocus(view);
+}
+
+function keepFocus(view) {
+  // Focus stays where the person's last action was: the text box only after typing in it
+  // (on a phone, focusing it raises the keyboard over the cards).
+  const options = { preventScroll: true };
+  if (view.phase === "over") {
+    if (lastAction) $("next").focus(options);
+  } else if (lastAction === "typed") {
+    $("typed").focus(options);
+  } else if (lastAction === "card") {
+    const card = document.querySelector("#hand .card.legal");
+    if (card) card.focus(options);
+  } else if (lastAction === "choice" || lastAction === "next") {
+    const button = document.querySelector("#choices button:not(.closed)") || document.querySelector("#hand .card.legal");
+    if (button) button.focus(options);
+  }
 }
 
 function drawSeats(view) {
@@ -226,16 +309,15 @@ function drawSeats(view) {
     const who = el("div", "who");
     const name = el("span", "name", seat.name);
     if (seat.seat === view.to_move) {
-      name.appendChild(el("span", "badge turn", seat.seat === view.seat ? "your turn" : "to play"));
+      name.appendChild(el("span", "badge turn", t(seat.seat === view.seat ? "flag.your_turn" : "flag.to_play")));
     }
-    if (seat.dealer) name.appendChild(el("span", "badge", "dealer"));
-    if (seat.exchanged) name.appendChild(el("span", "badge", "exchanged"));
-    if (seat.sits_out) name.appendChild(el("span", "badge", "sits out"));
+    if (seat.dealer) name.appendChild(el("span", "badge", t("flag.dealer")));
+    if (seat.exchanged) name.appendChild(el("span", "badge", t("flag.exchanged")));
+    if (seat.sits_out) name.appendChild(el("span", "badge", t("flag.sits_out")));
     who.appendChild(name);
     who.appendChild(el("span", "score", seat.score));
     panel.appendChild(who);
-    panel.appendChild(el("div", "facts",
-      `${seat.tricks_won} trick${seat.tricks_won === 1 ? "" : "s"} won · ${seat.held} card${seat.held === 1 ? "" : "s"} in hand`));
+    panel.appendChild(el("div", "facts", seat.facts));
     const played = el("div", "played");
     for (const p of seat.played) played.appendChild(cardNode(p.card, true, p.down));
     panel.appendChild(played);
@@ -243,28 +325,44 @@ function drawSeats(view) {
   }
 }
 
-function drawTrick(view) {
-  const trick = $("trick");
-  trick.textContent = "";
-  const current = view.current;
-  if (!current) {
-    $("trick-title").textContent = view.phase === "exchange"
-      ? "Before trick 1 every seat in turn keeps its hand or, if it holds no 10 or better, exchanges it for the top of the stock."
-      : "the hand is over";
+function drawFelt(view) {
+  // A trick just won stays a moment (the pace), or until a tap, before the next is drawn.
+  clearTimeout(pauseTimer);
+  $("go-on").hidden = true;
+  const finished = view.finished;
+  const key = finished ? `${view.game}:${view.hand_number}:${finished.trick}` : "";
+  const ms = PACES[pace()];
+  if (!finished || key === shownTrick || ms === 0 || view.phase !== "play") {
+    if (finished) shownTrick = key;
+    drawTrick(view, view.current, view.texts.trick);
     return;
   }
-  const leader = view.names[current.leader];
-  let title = view.phase === "over" ? `the last trick, led by ${leader}` : `trick ${view.trick}, led by ${leader}`;
-  if (!current.plays.length) title += view.to_move === view.seat ? ": your lead" : "";
-  if (current.winning) {
-    const verb = view.phase === "over" ? "won it" : "winning";
-    title += ` · ${view.names[current.winning.seat]} ${verb} with ${label(current.winning.card)}`;
-  }
-  $("trick-title").textContent = title;
-  for (const p of current.plays) {
-    const slot = el("div", "play" + (current.winning && current.winning.seat === p.seat ? " winning" : ""));
+  shownTrick = key;
+  document.body.dataset.pause = "on";
+  drawTrick(view, finished, finished.text);
+  const done = () => {
+    clearTimeout(pauseTimer);
+    $("felt").removeEventListener("click", done);
+    $("go-on").hidden = true;
+    delete document.body.dataset.pause;
+    if (game === view) drawTrick(view, view.current, view.texts.trick);
+  };
+  $("felt").addEventListener("click", done);
+  if (ms > 0) pauseTimer = setTimeout(done, ms);
+  else $("go-on").hidden = false;
+}
+
+function drawTrick(view, trickView, title) {
+  const trick = $("trick");
+  trick.textContent = "";
+  colourText($("trick-title"), title);
+  if (!trickView) return;
+  for (const p of trickView.plays) {
+    const winning = trickView.winning && trickView.winning.seat === p.seat;
+    const slot = el("div", "play" + (winning ? " winning" : ""));
     slot.appendChild(cardNode(p.card, false, p.down));
-    slot.appendChild(el("span", "tag", view.names[p.seat] + (p.seat === current.leader ? " (led)" : "")));
+    const led = trickView.plays.length && trickView.plays[0].seat === p.seat;
+    slot.appendChild(el("span", "tag", led ? t("trick.led_tag", { who: view.names[p.seat] }) : view.names[p.seat]));
     trick.appendChild(slot);
   }
 }
@@ -281,52 +379,53 @@ function drawHand(view) {
   for (const item of view.hand) {
     const node = cardNode(item.card, false, false);
     node.classList.add(item.legal ? "legal" : "dim");
+    const reason = item.reason || t("reason.not_your_turn");
     if (item.reason) {
       // Every card of the person's turn says why: on hover (title), on focus and for screen readers.
       node.title = item.reason;
-      node.setAttribute("aria-label", `${label(item.card)}: ${item.reason}`);
+      node.setAttribute("aria-label", `${item.label}: ${item.reason}`);
       node.tabIndex = 0;
-      node.addEventListener("focus", () => explain(`${label(item.card)}: ${item.reason}`));
-      node.addEventListener("mouseenter", () => explain(`${label(item.card)}: ${item.reason}`));
+      node.addEventListener("focus", () => explain(`${item.label}: ${item.reason}`));
+      node.addEventListener("mouseenter", () => explain(`${item.label}: ${item.reason}`));
     }
-    if (item.face_down) node.appendChild(el("span", "down-tag", "face down"));
+    if (item.face_down) node.appendChild(el("span", "down-tag", t("card.down_tag")));
     if (item.legal) {
       node.setAttribute("role", "button");
       node.appendChild(el("span", "num", String(item.number)));
-      node.addEventListener("click", () => play(item.card));
-      node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(item.card); });
+      node.addEventListener("click", () => play(item.card, "card"));
+      node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(item.card, "card"); });
     } else {
       node.setAttribute("aria-disabled", "true");
-      node.addEventListener("click", () => explain(`${label(item.card)}: ${item.reason || "not your turn"}`));
+      node.addEventListener("click", () => explain(`${item.label}: ${reason}`));
     }
     hand.appendChild(node);
   }
   const choices = $("choices");
   choices.textContent = "";
   for (const c of view.choices) {
-    const button = el("button", "", c.legal ? `${c.number}: ${c.action}` : c.action);
+    const button = el("button", "", c.legal ? `${c.number}: ${c.label}` : c.label);
     button.type = "button";
     button.dataset.action = c.action;
     button.title = c.reason;
     button.setAttribute("aria-label", `${button.textContent}: ${c.reason}`);
-    if (c.legal) button.addEventListener("click", () => play(c.action));
+    if (c.legal) button.addEventListener("click", () => play(c.action, "choice"));
     else {
       button.setAttribute("aria-disabled", "true");
       button.classList.add("closed");
-      button.addEventListener("click", () => explain(`${c.action}: ${c.reason}`));
+      button.addEventListener("click", () => explain(`${c.label}: ${c.reason}`));
     }
-    button.addEventListener("focus", () => explain(`${c.action}: ${c.reason}`));
+    button.addEventListener("focus", () => explain(`${c.label}: ${c.reason}`));
     choices.appendChild(button);
   }
   $("typed-form").hidden = view.phase === "over";
   hand.hidden = view.phase === "over";
 }
 
-function drawRules(view) {
-  $("rules-head").textContent = `The rules of ${view.variant}: ${view.tagline}`;
+function drawRules(texts) {
+  $("rules-head").textContent = texts.title;
   const body = $("rules-body");
   body.textContent = "";
-  for (const section of view.rules) {
+  for (const section of texts.rules) {
     body.appendChild(el("dt", "", section.heading));
     const text = el("dd");
     colourText(text, section.text);
@@ -334,47 +433,44 @@ function drawRules(view) {
   }
 }
 
-const CHANCE_NOTE = "match chance: each seat's chance to win the match from here, were all seats equal players";
-
 function drawSummary(view) {
   const box = $("summary");
   const s = view.summary;
   box.hidden = !s;
   if (!s) return;
-  const wins = s.winner === view.seat ? "win" : "wins";
-  colourText($("summary-head"),
-    `hand ${s.hand} over: ${view.names[s.winner]} ${wins} the last trick with ${label(s.card)}, ` +
-    `for ${s.points} point${s.points === 1 ? "" : "s"}`);
+  colourText($("summary-head"), s.head);
   colourText($("why-points"), s.why_points);
   colourText($("session-line"), s.session_line);
   const body = box.querySelector("tbody");
   body.textContent = "";
+  const column = (key) => t("column." + key);
   view.seats.forEach((seat, i) => {
     const row = el("tr");
-    row.appendChild(el("td", "", seat.name));
-    const cards = el("td", "cards");
+    const cell = (cls, text, key) => {
+      const td = el("td", cls, text);
+      td.dataset.label = column(key);  // the column's name, shown beside the cell on a phone
+      row.appendChild(td);
+      return td;
+    };
+    cell("seat-name", seat.name, "seat");
+    const cards = cell("cards", undefined, "dealt");
     for (const code of s.dealt[i]) {
       cards.appendChild(el("span", RED_SUITS.has(parseCard(code).suit) ? "red" : "", label(code)));
     }
-    if (!s.dealt[i].length) cards.textContent = "sat out";
-    if (s.exchanged[i]) cards.appendChild(el("span", "", "(exchanged)"));
-    row.appendChild(cards);
-    row.appendChild(el("td", "", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i]));
-    row.appendChild(el("td", "why", s.why_payoffs[i]));
-    row.appendChild(el("td", "", seat.score));
-    if (s.match_chances) row.appendChild(el("td", "chance", `${Math.round(100 * s.match_chances[i])}%`));
+    if (!s.dealt[i].length) cards.textContent = t("summary.sat_out");
+    if (s.exchanged[i]) cards.appendChild(el("span", "", t("summary.exchanged")));
+    cell("payoff", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i], "payoff");
+    cell("why", s.why_payoffs[i], "why");
+    cell("score", seat.score, "score");
+    if (s.match_chances) cell("chance", `${Math.round(100 * s.match_chances[i])}%`, "chance");
     body.appendChild(row);
   });
   $("chance-head").hidden = !s.match_chances;
   $("chance-note").hidden = !s.match_chances;
-  if (s.match_chances) {
-    const tie = 1 - s.match_chances.reduce((a, b) => a + b, 0);
-    $("chance-note").textContent = CHANCE_NOTE + (tie >= 0.005 ? `; a tie for most points: ${Math.round(100 * tie)}%` : "");
-  }
+  $("chance-note").textContent = s.chance_note || "";
   $("session-result").textContent = view.session_result || "";
   $("next").hidden = view.session_over;
   $("review-open").hidden = !view.review;
-  $("review-open").textContent = t("review.button");
 }
 
 // ----- the review of the hand just over ---------------------------------------------------
@@ -389,7 +485,7 @@ async function openReview() {
   $("review-close").focus();
   const asked = game.game;
   try {
-    const data = await call("GET", `/api/games/${asked}/review?lang=${encodeURIComponent(language)}`);
+    const data = await call("GET", `/api/games/${asked}/review`);
     if (!game || game.game !== asked || $("review").hidden) return;  // closed, or another game
     review = data;
     reviewAt = 0;
@@ -415,9 +511,6 @@ function stepReview(by) {
 }
 
 function drawReviewNav() {
-  $("review-prev").textContent = "‹ " + t("review.prev");
-  $("review-next").textContent = t("review.next") + " ›";
-  $("review-close").textContent = t("review.close");
   $("review-prev").disabled = !review || reviewAt === 0;
   $("review-next").disabled = !review || reviewAt >= review.tricks.length - 1;
 }
@@ -521,7 +614,7 @@ function typed(event) {
   event.preventDefault();
   const text = $("typed").value.trim();
   $("typed").value = "";
-  if (text) play(text);
+  if (text) play(text, "typed");
 }
 
 document.addEventListener("keydown", (event) => {
@@ -534,32 +627,30 @@ document.addEventListener("keydown", (event) => {
   if (game && game.phase === "over" && !game.session_over && event.key === "Enter" &&
       document.activeElement.tagName !== "SELECT") {
     event.preventDefault();
-    send("next", {});
+    send("next", {}, "next");
   }
 });
 
 document.addEventListener("DOMContentLoaded", () => {
   $("new-game").addEventListener("submit", newGame);
-  $("variant").addEventListener("change", fillPlayers);
+  $("variant").addEventListener("change", () => { fillPlayers(); if ($("rules").open) readRules(); });
+  $("read-rules").addEventListener("click", readRules);
+  $("rules").addEventListener("toggle", () => {  // opened before a game: the form's game
+    if ($("rules").open && !game && !$("rules-body").childElementCount) readRules();
+  });
+  $("lang").addEventListener("change", () => switchLanguage().catch((e) => say(e.message)));
+  $("pace").addEventListener("change", () => localStorage.setItem("spar-pace", $("pace").value));
+  $("go-on").addEventListener("click", (e) => { e.stopPropagation(); $("felt").click(); });
   $("typed-form").addEventListener("submit", typed);
-  $("next").addEventListener("click", () => send("next", {}));
+  $("next").addEventListener("click", () => send("next", {}, "next"));
   $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
   $("review-open").addEventListener("click", openReview);
   $("review-close").addEventListener("click", closeReview);
   $("review-prev").addEventListener("click", () => stepReview(-1));
   $("review-next").addEventListener("click", () => stepReview(1));
   $("duplicate-seed").addEventListener("input", (e) => { if (e.target.value.trim()) $("duplicate").checked = true; });
-  loadTexts().then(loadOffer).then(resume).catch((e) => say(e.message));
+  loadMessages().then(loadOffer).then(resume).catch((e) => say(e.message));
 });
-
-async function loadTexts() {
-  // The page's texts in the browser's language (or ?lang= of the page's address).
-  const asked = new URLSearchParams(location.search).get("lang");
-  const data = await call("GET", "/api/messages" + (asked ? `?lang=${encodeURIComponent(asked)}` : ""));
-  texts = data.messages;
-  language = data.language;
-  document.documentElement.lang = language;
-}
 
 async function resume() {
   // Take up this tab's game where it was: after a reload, or after the server restarted.
