@@ -158,7 +158,7 @@ def test_the_scoreboard_says_both_results_in_both_languages() -> None:
     assert english["hands"][-1]["line"] == say("duplicate.hand", "en", hand=3,
                                                you=f"{pair.you:+d}" if pair.you else "0",
                                                bot=f"{pair.bot:+d}" if pair.bot else "0")  # fmt: skip
-    assert french["hands"][-1]["line"].startswith("main 3 : vous ")
+    assert french["hands"][-1]["line"].startswith("main 3\u00a0: vous ")
     key = "ahead" if you > bot else "behind" if you < bot else "level"
     assert english["total"]["verdict"] == say(f"duplicate.{key}", "en", diff=abs(you - bot))
     assert "--duplicate 5" in english["again"] and "graine 5" in french["again"]
@@ -217,8 +217,8 @@ def test_the_terminal_loop_shows_both_results_after_each_hand_and_at_the_end() -
     pairs = t.results()
     text = "\n".join(term.shown)
     for p in pairs:
-        assert f"main {p.hand} : vous {p.you:+d}".replace("+0", "0") in text
-    assert "Défi duplicate" in text and "au total : vous" in text
+        assert f"main {p.hand}\u00a0: vous {p.you:+d}".replace("+0", "0") in text
+    assert "Défi duplicate" in text and "au total\u00a0: vous" in text
 
 
 # ----- the real command in a pseudo-terminal -----------------------------------------

@@ -139,8 +139,8 @@ def test_a_bad_seed_is_refused_and_the_panel_speaks_french(browser, server):
     start_duplicate(page, SEED)
     play_hand(page)
     assert page.inner_text("#duplicate-title") == "Défi duplicate"
-    assert page.inner_text("#duplicate-last").startswith("main 1 : vous ")
-    assert page.inner_text("#duplicate-total").startswith("au total : vous ")
+    assert page.inner_text("#duplicate-last").startswith("main 1\u00a0: vous ")
+    assert page.inner_text("#duplicate-total").startswith("au total\u00a0: vous ")
     assert "graine 42" in page.inner_text("#duplicate-again")
     page.locator("#duplicate-board").screenshot(path=str(SHOTS / "duplicate-fr.png"))
     context.close()

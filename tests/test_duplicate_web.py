@@ -156,7 +156,7 @@ def test_the_form_field_and_the_view_speak_the_requests_language() -> None:
     end = play_hand(c, view)
     line = c.get(f"/api/games/{view['game']}?lang=fr").json()["duplicate"]["hands"][0]["line"]
     pair = end["duplicate"]["hands"][0]
-    assert line.startswith(f"main 1 : vous {pair['you']:+d}".replace("+0", "0"))
+    assert line.startswith(f"main 1\u00a0: vous {pair['you']:+d}".replace("+0", "0"))
 
 
 def test_a_duplicate_game_goes_on_after_a_restart_as_it_would_have(tmp_path) -> None:

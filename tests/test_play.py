@@ -389,7 +389,7 @@ def test_spar_play_reviews_the_hand_just_played_with_the_v_key() -> None:
     the table); then the next hand. The review speaks the locale's language."""
     child = spawn("--opponents", "random", "--players", "2", "--set", "end=hands:2",
                   "--seed", "21", env={"LANG": "en_GB.UTF-8", "LC_ALL": ""})  # fmt: skip
-    for _ in range(SPAR4.hand_size):
+    for _ in range(SPAR4.hand_size - 1):  # the last card plays itself
         child.expect("your card: ")
         child.sendline("1")
     child.expect("Enter for the next hand, v to review it, q to leave: ")
@@ -418,19 +418,19 @@ def test_spar_play_reviews_the_hand_just_played_with_the_v_key() -> None:
     assert finish(child) == 0
     french = spawn("--opponents", "random", "--players", "2", "--set", "end=one_hand",
                    "--seed", "21", env={"LANG": "fr_FR.UTF-8", "LC_ALL": ""})  # fmt: skip
-    for _ in range(SPAR4.hand_size):
-        french.expect("your card: ")
+    for _ in range(SPAR4.hand_size - 1):  # the last card plays itself
+        french.expect("votre carte\u00a0: ")
         french.sendline("1")
-    french.expect("v pour revoir la donne, Entrée pour voir les scores finaux")
+    french.expect("v pour revoir la main, Entrée pour voir les scores finaux")
     french.sendline("v")
-    french.expect("Revue de la donne")
-    french.expect("pli 1 sur 5 : ")
+    french.expect("Revue de la main")
+    french.expect("pli 1 sur 5\u00a0: ")
     french.expect("vous avez joué ")
-    french.expect("Entrée : pli suivant")
+    french.expect("Entrée\u00a0: pli suivant")
     french.sendline("q")
-    french.expect("v pour revoir la donne")
+    french.expect("v pour revoir la main")
     french.sendline("")
-    french.expect("final scores")
+    french.expect("scores finaux")
     assert finish(french) == 0
 
 

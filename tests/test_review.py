@@ -89,9 +89,9 @@ def test_the_review_in_words_in_english_and_french(blunder):
     assert "J♣ keeps 6♠ for the last trick: no one else holds ♠" in trick["decision"]["reasons"]
     assert english["summary"] == f"1 mistake in 5 decisions, costing {blunder.cost:.2f} points"
     assert french["tricks"][3]["decision"]["verdict"].startswith(
-        f"erreur : 6♠ a coûté {blunder.cost:.2f} points face à V♣".replace(".", ",")
+        f"erreur\u00a0: 6♠ a coûté {blunder.cost:.2f} points face à V♣".replace(".", ",")
     )
-    assert "pli 4 sur 5 : vous 6♠, siège 1 7♦" in french["tricks"][3]["line"]
+    assert "pli 4 sur 5\u00a0: vous 6♠, siège 1 7♦" in french["tricks"][3]["line"]
     assert json.loads(json.dumps(english)) == english  # plain JSON, as the web sends it
 
 
@@ -217,7 +217,7 @@ def test_spar_review_reads_a_record_file(capsys, tmp_path: Path) -> None:
     lines = [json.loads(line) for line in out.splitlines()]
     assert len(lines) == 2 and lines[0] == {**lines[1], "record": lines[0]["record"]}
     assert lines[0]["mistakes"] == 1 and lines[0]["match"] and lines[0]["language"] == "fr"
-    assert lines[0]["tricks"][3]["decision"]["verdict"].startswith("erreur : 6♠ a coûté")
+    assert lines[0]["tricks"][3]["decision"]["verdict"].startswith("erreur\u00a0: 6♠ a coûté")
 
 
 @pytest.mark.parametrize(

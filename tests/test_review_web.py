@@ -43,7 +43,7 @@ def test_the_hand_just_over_is_reviewed_in_the_browsers_language() -> None:
     answer = c.get(f"/api/games/{game}/review", headers={"accept-language": "fr-FR,fr;q=0.9"})
     assert answer.status_code == 200, answer.text
     french = answer.json()
-    assert french["title"] == "Revue de la donne" and french["hand"] == 1
+    assert french["title"] == "Revue de la main" and french["hand"] == 1
     assert len(french["tricks"]) == 5 and french["match"]  # spar to 10: a match is on
     for trick in french["tricks"]:
         decision = trick["decision"]
@@ -54,7 +54,7 @@ def test_the_hand_just_over_is_reviewed_in_the_browsers_language() -> None:
     values = [[c["value"] for c in t["decision"]["cards"]] for t in english["tricks"]]
     assert values == [[c["value"] for c in t["decision"]["cards"]] for t in french["tricks"]]
     unspoken = c.get(f"/api/games/{game}/review?lang=de", headers={"accept-language": "fr"})
-    assert unspoken.json()["title"] == "Revue de la donne"  # a language not spoken: the browser's
+    assert unspoken.json()["title"] == "Revue de la main"  # a language not spoken: the browser's
     after = c.post(f"/api/games/{game}/next", json={"turn": view["turn"]}).json()
     assert not after["review"]
 

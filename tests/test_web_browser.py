@@ -358,7 +358,7 @@ def test_the_review_after_a_hand_steps_through_its_tricks_and_fits_a_phone(brows
         button = page.locator("#review-open")
         assert button.is_visible()
         assert button.inner_text() == ("Review this hand" if locale == "en-GB"
-                                       else "Revoir cette donne")  # fmt: skip
+                                       else "Revoir cette main")  # fmt: skip
         button.click()
         page.wait_for_selector("#review-trick .verdict", timeout=4 * WAIT)
         assert not page.locator("#summary").is_visible()  # the review takes the table's place

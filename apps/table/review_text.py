@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from spar_apps.table.messages import MESSAGES, Language, say
+from spar_apps.table.messages import Language, say
 from spar_apps.table.review import (
     MISTAKE_MARGIN,
     MISTAKE_Z,
@@ -24,6 +24,7 @@ from spar_apps.table.review import (
     TrickReview,
 )
 from spar_apps.table.review_reasons import Reason
+from spar_apps.table.voice import Voice
 from spar_env.envs.render import BACK
 from spar_env.rules import Ruleset
 from spar_env.rules.cards import SUIT_SYMBOLS
@@ -34,11 +35,9 @@ LABELS = ("col_card", "col_bot", "col_value", "col_chance", "mark_played", "mark
 
 
 def card_text(rules: Ruleset, card: int, language: Language) -> str:
-    """A card as the language writes it: ``K♠`` in English, ``R♠`` in French."""
-    rank = rules.card_rank(card)
-    key = f"card.rank.{rank}"
-    shown = say(key, language) if key in MESSAGES else rank
-    return shown + SUIT_SYMBOLS[rules.card_suit(card)]
+    """A card as the language writes it: ``K♠`` in English, ``R♠`` in French (the tables'
+    :class:`~spar_apps.table.voice.Voice`)."""
+    return Voice(rules, language).card(card)
 
 
 def number(value: float, language: Language, sign: bool = False) -> str:

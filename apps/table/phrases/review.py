@@ -2,12 +2,12 @@
 screen and the web page's review panel), English and French side by side."""
 
 MESSAGES = {
-    "review.button": {"en": "Review this hand", "fr": "Revoir cette donne"},
+    "review.button": {"en": "Review this hand", "fr": "Revoir cette main"},
     "review.working": {
         "en": "The search is reviewing the hand…",
-        "fr": "La recherche revoit la donne…",
+        "fr": "La recherche revoit la main…",
     },
-    "review.title": {"en": "Review of the hand", "fr": "Revue de la donne"},
+    "review.title": {"en": "Review of the hand", "fr": "Revue de la main"},
     "review.you": {"en": "you", "fr": "vous"},
     "review.seat": {"en": "seat {seat}", "fr": "siège {seat}"},
     "review.trick": {"en": "trick {trick} of {tricks}", "fr": "pli {trick} sur {tricks}"},
@@ -98,7 +98,7 @@ MESSAGES = {
     "review.note.match": {
         "en": "Match chance: your chance to win the match after the hand, were all seats equal "
         "players ({before} when the hand was dealt).",
-        "fr": "Chance de gagner la partie : votre chance après la donne, si tous les sièges "
+        "fr": "Chance de gagner la partie : votre chance après la main, si tous les sièges "
         "jouaient aussi bien ({before} à la distribution).",
     },
     "review.prev": {"en": "Previous trick", "fr": "Pli précédent"},
@@ -110,23 +110,23 @@ MESSAGES = {
     },
     "review.hand_prompt": {
         "en": "Enter for the next hand, v to review it, q to leave: ",
-        "fr": "Entrée pour la donne suivante, v pour la revoir, q pour partir : ",
+        "fr": "Entrée pour la main suivante, v pour la revoir, q pour partir : ",
     },
     "review.end_prompt": {
         "en": "v to review the hand, Enter to see the final scores: ",
-        "fr": "v pour revoir la donne, Entrée pour voir les scores finaux : ",
+        "fr": "v pour revoir la main, Entrée pour voir les scores finaux : ",
     },
     "review.exchange": {
         "en": "the review's search does not play hands with the weak-hand exchange",
-        "fr": "la recherche de la revue ne joue pas les donnes avec l'échange des mains faibles",
+        "fr": "la recherche de la revue ne joue pas les mains avec l'échange des mains faibles",
     },
     "review.running": {
         "en": "there is no hand to review yet: the hand is still running",
-        "fr": "pas encore de donne à revoir : la donne continue",
+        "fr": "pas encore de main à revoir : la main continue",
     },
     "review.tie_break": {
         "en": "a tie-break hand that some seats sat out has no record to review",
-        "fr": "une donne de barrage dont certains sièges étaient absents n'a pas "
+        "fr": "une main de barrage dont certains sièges étaient absents n'a pas "
         "d'enregistrement à revoir",
     },
     "review.unavailable": {
