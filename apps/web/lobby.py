@@ -140,8 +140,7 @@ class Lobby:
         shipped_bot, search = [], []
         seconds = f"{think:g}"
         if self.shipped:  # search plays with a shipped bot's policy: without one, no search
-            shipped = phrase("opponent.shipped")
-            shipped_bot = [Opponent("shipped", shipped, tuple(self.shipped))]
+            shipped_bot = [Opponent("shipped", phrase("opponent.shipped"), tuple(self.shipped))]
             policies = tuple(f"search:policy={s},time_limit={think!r}"
                              for s in search_policy_specs(self.shipped))  # fmt: skip
             label = phrase("opponent.search", seconds=seconds)

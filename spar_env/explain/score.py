@@ -137,7 +137,9 @@ def _session(rules: Ruleset, state: State, game: int, winner: int, pts: int) -> 
     if kind == "target":
         return phrase("session.line_target", line=line, target=Points(int(value or 0)))
     if kind == "hands":
-        return phrase("session.line_hands", line=line, hand=int(state.hands_played[game]), n=value)
+        return phrase(
+            "session.line_hands", line=line, hand=int(state.hands_played[game]), n=int(value or 0)
+        )
     if kind == "stones":
         stones, pool = int(state.stones[game, winner]), int(state.pool[game])
         return phrase("session.line_stones", line=line, stones=stones, pool=pool)
