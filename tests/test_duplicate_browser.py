@@ -2,21 +2,38 @@
 ``tests/test_web_browser.py`` drives it): a hand played on a phone's screen (390x844) with the
 seed typed in the new-game form, both results shown at its end and nothing scrolling sideways;
 a friend with the same seed dealt the same cards; a bad seed refused on the page; the
-challenge's panel in French.
+challenge's panel and the hand's review in French, with no English word of ours.
 
 The screenshots of the manual's "Duplicate challenge" section (``docs/duplicate-en.png``,
-``docs/duplicate-fr.png``) are the ones this test keeps in ``runs/browser/``.
+``docs/duplicate-fr.png``) are the ones this test keeps in ``runs/browser/``;
+``SPAR_DOCS_SHOTS=1`` also writes them into ``docs/``.
 """
 
 from __future__ import annotations
 
+import os
+import re
+
 import pytest
-from test_web_browser import ARGS, SHOTS, WAIT, _chromium, console_error, serve, stop
+from helpers.words import english_in
+from test_web_browser import ARGS, DOCS, SHOTS, WAIT, _chromium, console_error, serve, stop
+from test_web_people import visible_text
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
 
 PHONE = {"width": 390, "height": 844}
 SEED = "42"
+SPEC = r"\b[a-z]+:[\w.,=/-]+"  # an agent spec such as onnx:match, a name and not a word
+
+
+def keep_shot(page, name: str) -> None:
+    """The phone's screen scrolled to the duplicate panel, kept in runs/browser (and, with
+    ``SPAR_DOCS_SHOTS=1``, as the manual's docs/NAME)."""
+    page.locator("#duplicate-board").scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, 120)")
+    page.screenshot(path=str(SHOTS / name))
+    if os.environ.get("SPAR_DOCS_SHOTS") == "1":
+        page.screenshot(path=str(DOCS / name))
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +116,7 @@ def test_a_duplicate_hand_on_a_phone_then_a_friend_with_the_same_seed(browser, s
     assert last.endswith(f"the bot in your seat {bot:+d}".replace("+0", "0"))
     assert page.inner_text("#duplicate-total").startswith("in all: you ")
     fits(page)
-    page.locator("#duplicate-board").scroll_into_view_if_needed()
-    page.evaluate("window.scrollBy(0, 120)")
-    page.screenshot(path=str(SHOTS / "duplicate-en.png"))
+    keep_shot(page, "duplicate-en.png")
     mine = dealt(page)
     assert len(mine) == 4
     context.close()
@@ -142,6 +157,12 @@ def test_a_bad_seed_is_refused_and_the_panel_speaks_french(browser, server):
     assert page.inner_text("#duplicate-last").startswith("main 1\u00a0: vous ")
     assert page.inner_text("#duplicate-total").startswith("au total\u00a0: vous ")
     assert "graine 42" in page.inner_text("#duplicate-again")
-    page.locator("#duplicate-board").screenshot(path=str(SHOTS / "duplicate-fr.png"))
+    keep_shot(page, "duplicate-fr.png")  # the whole page in French, the panel included
+    assert not english_in(visible_text(page)), sorted(english_in(visible_text(page)))
+    page.click("#review-open")  # the hand's review, in French too
+    page.wait_for_selector("#review-trick .verdict", timeout=4 * WAIT)
+    assert page.inner_text("#review-title") == "Revue de la main"
+    said = re.sub(SPEC, "", visible_text(page))  # the review names its bot: onnx:match
+    assert not english_in(said), sorted(english_in(said))
     context.close()
     assert not errors, errors
