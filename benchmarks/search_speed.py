@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     from test_worlds import random_situation
 
     from spar_agents import make_agent
-    from spar_agents.search import SearchAgent, _public, policy_of
+    from spar_agents.belief import public_facts
+    from spar_agents.search import SearchAgent, policy_of
     from spar_agents.worlds import seat_views
     from spar_env import make_rules
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
 
     def alone(situation) -> None:
         for game, view in zip(situation.games, seat_views(situation), strict=True):
-            agent.search_values(view, _public(situation.state, int(game)))
+            agent.search_values(view, public_facts(situation.state, int(game)))
 
     ways = {"one at a time": alone, "batched": agent.card_values}
     seconds = dict.fromkeys(ways, 0.0)

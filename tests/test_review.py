@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from spar_agents import Situation, make_agent
+from spar_agents.belief import public_facts
 from spar_agents.card_estimates import CardEstimates
-from spar_agents.search import SearchAgent, _public
+from spar_agents.search import SearchAgent
 from spar_agents.worlds import seat_views
 from spar_apps.cli import main
 from spar_apps.table.review import (
@@ -112,7 +113,7 @@ def test_the_reviews_values_are_the_searchs_own_for_the_same_decision_and_seed(
         if decision is not None and not decision.forced:
             situation = Situation(state, history, np.array([0]))
             values = search.card_values(situation)[0]
-            alone = search.search_values(seat_views(situation)[0], _public(state, 0))
+            alone = search.search_values(seat_views(situation)[0], public_facts(state, 0))
             for c in decision.cards:
                 assert c.value == values[c.card] == alone[c.card]
             assert sum(np.isfinite(values)) == len(decision.cards)

@@ -8,7 +8,8 @@ import pytest
 from test_worlds import random_situation, relabel, true_world
 
 from spar_agents import Situation, make_agent
-from spar_agents.search import ROLLOUT_CHUNK, SearchAgent, _public, policy_of, replay
+from spar_agents.belief import public_facts, replay
+from spar_agents.search import ROLLOUT_CHUNK, SearchAgent, policy_of
 from spar_agents.worlds import Worlds, seat_views
 from spar_env import make_rules
 from spar_env.observation.per_game import encode
@@ -28,7 +29,7 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
     for i, view in enumerate(views):
         g = int(situation.games[i])
         state, history, loglik = replay(
-            RULES, view, true_world(situation, i, view), _public(situation.state, g), policy
+            RULES, view, true_world(situation, i, view), public_facts(situation.state, g), policy
         )
         real = situation.state
         assert (state.hands[0] == real.hands[g]).all()
@@ -42,10 +43,10 @@ def test_the_replay_of_the_true_world_is_the_game_itself(policy) -> None:
         from spar_agents.worlds import sample_worlds
 
         pool = sample_worlds(view, 16, pool_rng)
-        _, _, logs = replay(RULES, view, pool, _public(real, g), policy)
+        _, _, logs = replay(RULES, view, pool, public_facts(real, g), policy)
         spread = max(spread, float(logs.max() - logs.min()))
         for k in (0, 5, 15):  # one pass for all worlds' plays: each world's own likelihood
-            alone = replay(RULES, view, one_world(pool, k), _public(real, g), policy)[2]
+            alone = replay(RULES, view, one_world(pool, k), public_facts(real, g), policy)[2]
             assert alone[0] == pytest.approx(logs[k], abs=1e-4)
     assert spread > 1.0  # the belief tells worlds apart: the weighting is not uniform
 
@@ -144,7 +145,7 @@ def test_the_spec_builds_it_and_a_bad_spec_is_refused() -> None:
 
 
 def test_the_belief_is_tempered_to_keep_enough_worlds() -> None:
-    from spar_agents.search import systematic, tempered
+    from spar_agents.belief import systematic, tempered
 
     flat = np.zeros(64)
     assert tempered(flat, 1.0, 32) == 1.0  # equal weights: nothing to temper

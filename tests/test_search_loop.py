@@ -14,6 +14,7 @@ import torch
 from test_worlds import random_situation
 
 from spar_agents import make_agent
+from spar_agents.belief import public_facts
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.ppo.improve import (
     FLOOR,
@@ -24,7 +25,7 @@ from spar_agents.ppo.improve import (
     targets_of,
 )
 from spar_agents.ppo.network import ActorCritic
-from spar_agents.search import SearchAgent, _public, policy_of
+from spar_agents.search import SearchAgent, policy_of
 from spar_agents.worlds import seat_views
 from spar_env import make_rules
 from spar_train.config import ConfigError, check, load_config
@@ -105,7 +106,7 @@ def test_search_values_many_decisions_at_once_as_one_at_a_time(players: int) -> 
     situation = random_situation(rules, 12, np.random.default_rng(players))
     together = agent.card_values(situation)
     for i, view in enumerate(seat_views(situation)):
-        alone = agent.search_values(view, _public(situation.state, int(situation.games[i])))
+        alone = agent.search_values(view, public_facts(situation.state, int(situation.games[i])))
         np.testing.assert_allclose(together[i], alone, atol=1e-9)
         assert np.isfinite(together[i]).sum() == bin(int(situation.legal[i])).count("1")
 

@@ -23,7 +23,7 @@ much search found (``search_gain``: ``V'`` minus the network's own policy's valu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -50,18 +50,20 @@ class SearchTargets:
         return int(self.values.shape[0])
 
     def take(self, rows: np.ndarray | slice) -> SearchTargets:
-        return SearchTargets(
-            *(None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
-              for f in fields(self))
-        )  # fmt: skip
+        extra = None if self.extra is None else self.extra[rows]
+        return SearchTargets(self.obs[rows], self.mask[rows], self.probs[rows],
+                             self.values[rows], self.gain[rows], extra)  # fmt: skip
 
     @staticmethod
     def join(parts: list[SearchTargets]) -> SearchTargets:
         """The decisions of ``parts``, one after another."""
-        return SearchTargets(
-            *(None if getattr(parts[0], f.name) is None
-              else np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(SearchTargets))
-        )  # fmt: skip
+
+        def joined(name: str) -> np.ndarray:
+            return np.concatenate([getattr(part, name) for part in parts])
+
+        extra = None if parts[0].extra is None else joined("extra")
+        return SearchTargets(joined("obs"), joined("mask"), joined("probs"), joined("values"),
+                             joined("gain"), extra)  # fmt: skip
 
 
 def improved_policy(
