@@ -295,7 +295,7 @@ def test_spar_serve_state_takes_up_a_game_after_a_real_restart(tmp_path: Path) -
     process, lines = serve()
     url = lines[-1].split()[6]
     try:
-        assert lines[0].startswith("spar serve: 1 unfinished games taken up from")
+        assert lines[0].startswith("spar serve: 1 unfinished games and tables taken up from")
         again = call(f"{url}api/games/{view['game']}")
         assert comparable(again) == comparable(view)
         call(f"{url}api/games/{view['game']}/move", first_move(again))  # and it goes on

@@ -29,6 +29,14 @@ bot moves waiting, answers 503 at once. --state DIR keeps every game on
 disk after each move, and a server started again on DIR takes up the
 unfinished games where they were: a player's page carries on.
 
+A table of friends (the page's "Play with friends") seats several people and
+the bots: its maker sends the invitation link, each friend who opens it takes a
+free seat, and every browser sees its own seat's cards, live (a WebSocket). A
+person away past the table's turn timer has the bot move for them. With --state
+DIR the tables survive a restart too, and every finished hand of a table is
+written to DIR/records/ as a game record saying which seats were people
+(spar replay and spar review read them).
+
     spar serve                                  # then open http://127.0.0.1:8000/
     spar serve --port 8080 --opponents random ppo:runs/spar4
     spar serve --state ~/.spar-games --think 1
@@ -106,6 +114,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="games held at once; a new game past them is answered 503 (default: 1000)",
     )
     p.add_argument(
+        "--max-tables",
+        type=int,
+        metavar="N",
+        help="tables of friends held at once; a new one past them is answered 503 (default: 500)",
+    )
+    p.add_argument(
         "--proxy",
         metavar="ADDRESS",
         help="the address of a reverse proxy whose X-Forwarded-For is trusted (default: none)",
@@ -145,6 +159,10 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= args.max_games <= 1_000_000:
             raise ValueError(f"--max-games must be 1..1000000; got {args.max_games}")
         limits = dataclasses.replace(limits, games=args.max_games)
+    if args.max_tables is not None:
+        if not 1 <= args.max_tables <= 100_000:
+            raise ValueError(f"--max-tables must be 1..100000; got {args.max_tables}")
+        limits = dataclasses.replace(limits, tables=args.max_tables)
     think = {} if args.think is None else {"think": args.think}
     lobby = Lobby(default_bot_specs(), args.opponents, overrides, **think)
     if not any(lobby.variants.values()):
@@ -153,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(lobby, limits, allowed_hosts=allowed_hosts(args.host, args.allow_host),
                      seed=args.seed, folder=folder)  # fmt: skip
     if app.state.restored:
-        print(f"spar serve: {app.state.restored} unfinished games taken up from {args.state}",
+        print(f"spar serve: {app.state.restored} unfinished games and tables taken up from "
+              f"{args.state}",
               flush=True)  # fmt: skip
     sys.setswitchinterval(SWITCH_SECONDS)
     # The searching bots' compiled kernels, loaded before a player's first move waits on them.
@@ -207,7 +226,8 @@ def server_config(uvicorn, app, proxy: str | None, header_seconds: float | None 
     if header_seconds is None:
         header_seconds = HEADER_SECONDS
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", ws="none",
+        app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
+        ws_max_size=16_384, ws_per_message_deflate=False,  # the tables' small JSON messages
         proxy_headers=proxy is not None, forwarded_allow_ips=proxy or "",
         http=deadline_protocol(header_seconds),
     )  # fmt: skip  # httptools and uvloop (the web extra) where installed, else h11 and asyncio

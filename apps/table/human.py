@@ -1,5 +1,5 @@
-"""One person at a table of bots: a session of hands on the core, with what each move did,
-and what the person's seat may see of it.
+"""People at a table of bots: a session of hands on the core, with what each move did,
+and what each person's seat may see of it.
 
 A :class:`HumanTable` plays one game (a batch of one) of the core. The
 person's seat waits for :meth:`HumanTable.play`; every other seat is an agent
@@ -17,6 +17,12 @@ seed fixes the deals whatever the bots and the person do. A finished hand
 gives its game record (:meth:`HumanTable.record`), in the format of
 :mod:`spar_env.records`.
 
+A table may seat several people (``people``, a table of friends): every person's seat waits
+for :meth:`HumanTable.play`, each keeps its own lines (:attr:`HumanTable.seat_events`), and
+:meth:`HumanTable.seated` is the table as another person's seat sees it, for its screen.
+A person who is away may have a bot move for them (:meth:`HumanTable.stand_in`), and
+the lines say so.
+
 The screens read the table through its methods: :meth:`HumanTable.sees` hides another
 seat's face-down card, :meth:`HumanTable.trick_plays` and :meth:`HumanTable.plays_by_seat`
 give the plays, in order, to draw.
@@ -24,7 +30,8 @@ give the plays, in order, to draw.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import copy
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -45,14 +52,17 @@ NEXT_HAND = -1  # in a table's log: the session's next hand was dealt
 
 
 class HumanTable:
-    """A session between a person in ``seat`` and ``bots`` in every other seat.
+    """A session between a person in ``seat`` and ``bots`` in every other seat (or every
+    seat but ``people``'s).
 
     Args:
         rules: the ruleset.
-        seat: the person's seat.
-        bots: an agent for every other seat, by seat.
+        seat: the person's seat (the one this table's screens are drawn for).
+        bots: an agent for every seat no person holds, by seat.
         deals: the generator of the deals (and of the first dealer).
         choices: the generator the bots draw from.
+        people: the seats held by people, ``seat`` among them (default: ``seat`` alone).
+        names: names the people chose, by seat (a seat without one is "seat 2").
     """
 
     def __init__(
@@ -62,21 +72,29 @@ class HumanTable:
         bots: Mapping[int, Any],
         deals: np.random.Generator,
         choices: np.random.Generator,
+        people: Collection[int] | None = None,
+        names: Mapping[int, str] | None = None,
     ) -> None:
         n = rules.players
         if not 0 <= seat < n:
             raise ValueError(f"your seat must be 0..{n - 1}; got {seat}")
-        missing = sorted(set(range(n)) - {seat} - set(bots))
+        self.people = frozenset({seat} if people is None else people)
+        if seat not in self.people or not self.people <= set(range(n)):
+            raise ValueError(f"the people's seats must be seats 0..{n - 1}, {seat} among them; "
+                             f"got {sorted(self.people)}")  # fmt: skip
+        missing = sorted(set(range(n)) - self.people - set(bots))
         if missing:
             raise ValueError(f"no bot for seat {missing[0]}")
         self.rules = rules
         self.seat = seat
+        self.names = dict(names or {})
         self.bots = dict(bots)
         self.deals = deals
         self.choices = choices
         self.state = self._first_deal()
         self.history = History(self.state)
-        self.events: list[Phrase] = []  # what happened since the person's last look
+        # what happened since each person's last move, by seat, said from that seat
+        self.seat_events: dict[int, list[Phrase]] = {p: [] for p in self.people}
         self.payoffs = np.zeros(n, dtype=np.int64)  # of the hand in progress
         self._writer = RecordWriter(rules, with_stock=False)
         self._reveal_seen = -1
@@ -90,9 +108,23 @@ class HumanTable:
         self.on_trick: Callable[[], None] | None = None
 
     # ----- what the table shows -------------------------------------------------------
+    @property
+    def events(self) -> list[Phrase]:
+        """What happened since the person's last move, said from the person's seat."""
+        return self.seat_events[self.seat]
+
+    def seated(self, seat: int) -> HumanTable:
+        """The table as the person in ``seat`` sees it, for its screen: a copy that shares
+        this table's game, to read and never to move."""
+        if seat not in self.people:
+            raise ValueError(f"seat {seat} is not a person's")
+        view = copy.copy(self)
+        view.seat = seat
+        return view
+
     def voice(self, language: Language) -> Voice:
         """The table's words in ``language``, seats named from the person's seat."""
-        return Voice(self.rules, language, self.seat)
+        return Voice(self.rules, language, self.seat, self.names)
 
     def score(self, points: int) -> str:
         return c_notation(int(points)) if self.rules.c_notation else str(int(points))
@@ -105,6 +137,11 @@ class HumanTable:
     @property
     def my_turn(self) -> bool:
         return self.to_move == self.seat
+
+    @property
+    def people_turn(self) -> bool:
+        """A person (any of them) is to move."""
+        return self.to_move in self.people
 
     @property
     def hand_over(self) -> bool:
@@ -215,21 +252,30 @@ class HumanTable:
 
     # ----- moves --------------------------------------------------------------------
     def play(self, action: int) -> None:
-        """The person's action (a card id, or KEEP/EXCHANGE).
+        """The action of the person to move (a card id, or KEEP/EXCHANGE).
 
         Raises:
-            ValueError: if it is not the person's turn or the action is illegal.
+            ValueError: if no person is to move or the action is illegal.
         """
-        if not self.my_turn:
+        if not self.people_turn:
             raise ValueError("it is not your turn")
-        self.events.clear()
+        self.seat_events[self.to_move].clear()
         self._step(int(action))
 
+    def stand_in(self, bot: Any) -> None:
+        """``bot`` moves for the person to move, who is away; the lines say so."""
+        if not self.people_turn:
+            raise ValueError("no person is to move")
+        seat = self.to_move
+        self.seat_events[seat].clear()
+        decision = bot.act(self.situation(), self.choices)
+        self._step(int(np.asarray(decision.actions)[0]), stood_in=seat)
+
     def advance(self) -> None:
-        """Let the bots move until it is the person's turn or the hand is over; the person's
+        """Let the bots move until it is a person's turn or the hand is over; a person's
         last card, which leaves no choice, is played for them."""
         while not self.hand_over:
-            if self.my_turn:
+            if self.people_turn:
                 forced = self.forced()
                 if forced is None:
                     return
@@ -240,10 +286,10 @@ class HumanTable:
             self._step(int(np.asarray(decision.actions)[0]))
 
     def forced(self) -> int | None:
-        """The person's last card, when it is their turn and it is all they hold."""
-        if not self.my_turn or self.exchanging:
+        """The last card of the person to move, when it is all they hold."""
+        if not self.people_turn or self.exchanging:
             return None
-        held = self.hand()
+        held = self.hand(self.to_move)
         return held[0] if len(held) == 1 else None
 
     def apply(self, action: int) -> None:
@@ -260,8 +306,8 @@ class HumanTable:
             return
         if self.hand_over or action not in self.legal():
             raise ValueError(f"action {action} is not legal now")
-        if self.my_turn:
-            self.events.clear()
+        if self.people_turn:
+            self.seat_events[self.to_move].clear()
         self._step(int(action))
 
     def next_hand(self) -> None:
@@ -270,7 +316,8 @@ class HumanTable:
         self._deal_next()
         self.history.clear()
         self.payoffs[:] = 0
-        self.events.clear()
+        for lines in self.seat_events.values():
+            lines.clear()
         self._reveal_seen = -1
         self.at_deal = self._session_now()
 
@@ -309,7 +356,7 @@ class HumanTable:
         held = int(bits)
         return [c for c in range(self.rules.num_card_ids) if held >> c & 1]
 
-    def _step(self, action: int, forced: bool = False) -> None:
+    def _step(self, action: int, forced: bool = False, stood_in: int | None = None) -> None:
         state = self.state
         seat, trick = self.to_move, int(state.trick[0])
         playing = int(state.phase[0]) == PLAY
@@ -319,33 +366,49 @@ class HumanTable:
         step_with_history(state, actions, self.history)
         self.log.append(action)
         self.payoffs += np.rint(state.rewards[0]).astype(np.int64)
-        who, you = Seat(seat), "you" if seat == self.seat else "other"
-        if forced:
-            self.events.append(phrase("event.forced"))
-        if not playing:
-            verb = "exchange" if state.exchanged[0, seat] else "keep"
-            self.events.append(phrase(f"event.{verb}.{you}", who=who))
-        elif int(state.played_down[0, seat]) >> action & 1:
-            why = face_down_reason(
-                self.rules, follows if seat == self.seat else None
-            )  # nor its suit
-            said = any(dict(e.fields).get("why") == why for e in self.events)  # once a line
-            key = f"event.down_again.{you}" if said else f"event.down.{you}"
-            card = Card(action)  # only the person's own: never another's card
-            fields = {"who": who} if seat != self.seat else {"card": card}
-            self.events.append(phrase(key, **fields, **({} if said else {"why": why})))
-        else:
-            self.events.append(phrase(f"event.play.{you}", who=who, card=Card(action)))
+        for viewer, lines in self.seat_events.items():
+            if forced and viewer == seat:
+                lines.append(phrase("event.forced"))
+            if stood_in is not None:
+                you = "you" if viewer == stood_in else "other"
+                lines.append(phrase(f"event.stood_in.{you}", who=Seat(stood_in)))
+            lines.append(self._line(viewer, seat, action, playing, follows, lines))
         if playing and int(state.trick[0]) > trick:
             winner = int(state.trick_winner[0, trick])
             card = Card(int(state.trick_card[0, trick]))
-            you = "you" if winner == self.seat else "other"
-            self.events.append(
-                phrase(f"event.trick.{you}", who=Seat(winner), trick=trick + 1, card=card)
-            )
+            for viewer, lines in self.seat_events.items():
+                you = "you" if winner == viewer else "other"
+                lines.append(
+                    phrase(f"event.trick.{you}", who=Seat(winner), trick=trick + 1, card=card)
+                )
             if self.on_trick is not None:
                 self.on_trick()
         revealed = int(state.revealed[0])
         if revealed >= 0 and revealed != self._reveal_seen:
             self._reveal_seen = revealed
-            self.events.append(phrase("event.reveal", card=Card(revealed)))
+            for lines in self.seat_events.values():
+                lines.append(phrase("event.reveal", card=Card(revealed)))
+
+    def _line(
+        self,
+        viewer: int,
+        seat: int,
+        action: int,
+        playing: bool,
+        follows: bool,
+        lines: list[Phrase],
+    ) -> Phrase:
+        """The line of ``seat``'s ``action``, as the person in ``viewer`` reads it: a card
+        played face down by another seat is never named, nor why (its suit)."""
+        state = self.state
+        who, you = Seat(seat), "you" if seat == viewer else "other"
+        if not playing:
+            verb = "exchange" if state.exchanged[0, seat] else "keep"
+            return phrase(f"event.{verb}.{you}", who=who)
+        if int(state.played_down[0, seat]) >> action & 1:
+            why = face_down_reason(self.rules, follows if seat == viewer else None)
+            said = any(dict(e.fields).get("why") == why for e in lines)  # once a line
+            key = f"event.down_again.{you}" if said else f"event.down.{you}"
+            fields = {"who": who} if seat != viewer else {"card": Card(action)}
+            return phrase(key, **fields, **({} if said else {"why": why}))
+        return phrase(f"event.play.{you}", who=who, card=Card(action))

@@ -9,6 +9,8 @@ or a message of :mod:`spar_apps.table.messages` with its fields named the same w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from spar_apps.table.messages import Language, say
 from spar_env.explain.phrase import Card, Field, Listed, Phrase, Points, Rank, Seat, Suit
 from spar_env.rules import Ruleset, c_notation
@@ -62,12 +64,20 @@ class Voice:
         rules: the ruleset (its cards and how it writes scores).
         language: the language spoken.
         seat: the reader's seat.
+        names: the names people chose, by seat (at a table of friends).
     """
 
-    def __init__(self, rules: Ruleset, language: Language, seat: int | None = None) -> None:
+    def __init__(
+        self,
+        rules: Ruleset,
+        language: Language,
+        seat: int | None = None,
+        names: Mapping[int, str] | None = None,
+    ) -> None:
         self.rules = rules
         self.language = language
         self.seat = seat
+        self.names = dict(names or {})
 
     def card(self, card: int) -> str:
         """``R♦``: a card as it is shown."""
@@ -83,7 +93,14 @@ class Voice:
         return rank_name(rank, self.language)
 
     def name(self, seat: int) -> Named:
-        """``you`` or ``seat 2`` (and their forms for templates, see :class:`Named`)."""
+        """``you``, ``seat 2`` or the name a person chose (and their forms for templates, see
+        :class:`Named`)."""
+        if seat != self.seat and seat in self.names:
+            name = self.names[seat]
+            forms = {form: self.say(f"seat.named.{form}", name=name) for form in SEAT_FORMS}
+            if self.language == "fr" and name[:1].lower() in "aeiouyhàâéèêîôû":
+                forms["de"] = f"d’{name}"  # d’Ama, not de Ama
+            return Named(name, forms)
         key, fields = ("seat.you", {}) if seat == self.seat else ("seat.other", {"seat": seat})
         forms = {form: self.say(f"{key}.{form}", **fields) for form in SEAT_FORMS}
         return Named(self.say(key, **fields), forms)

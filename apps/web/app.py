@@ -20,6 +20,7 @@ request                                     answer
 ``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
 ``GET /api/games/{id}/review``              the review of the hand just over, by search
+``/api/tables/...``                         the tables of friends (:mod:`spar_apps.web.live`)
 ==========================================  ======================================
 
 Every answer speaks the request's language: ``?lang=fr``, else the browser's
@@ -60,20 +61,27 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from spar_apps.table.messages import (
     LANGUAGES,
     Language,
     catalogue,
-    language,
-    language_of_header,
     say,
 )
+from spar_apps.web.answers import (
+    HEADERS,
+    error_answer,
+    json_answer,
+    json_object,
+    request_language,
+)
+from spar_apps.web.friends import FriendsTables
 from spar_apps.web.game_store import GameError, GameStore, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
+from spar_apps.web.live import FriendsRoutes
 from spar_apps.web.lobby import FormError, Lobby
 from spar_apps.web.saved import GameFolder
 
@@ -84,12 +92,6 @@ STATIC = {
     "table.css": "text/css",
     "table.js": "text/javascript",
     "favicon.svg": "image/svg+xml",
-}
-HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
 }
 
 
@@ -144,6 +146,11 @@ class TableApp:
         if seed is not None:
             self.store.seed_with(seed)
         self.restored = self.store.restore(lobby.setup)  # games taken up from the folder
+        self.tables = FriendsTables(limits.tables, limits.ttl, folder)
+        if seed is not None:
+            self.tables.seed_with(seed)
+        self.restored += self.tables.restore(lobby.setup)
+        self.friends = FriendsRoutes(self, self.tables)
         self.workers = anyio.CapacityLimiter(limits.workers)
         self.search_workers = anyio.CapacityLimiter(limits.search_workers)
         self.per_game = RateLimiter(limits.game_burst, limits.game_rate)
@@ -167,11 +174,12 @@ class TableApp:
             },
         )
         app.state.store = self.store  # for tests and the benchmark: the games, by id
+        app.state.tables = self.tables  # ...and the tables of friends
         app.state.restored = self.restored  # games taken up from the folder on start
         app.state.workers = self.workers  # the pool of bot moves (its statistics, for tests)
         return app
 
-    def routes(self) -> list[Route]:
+    def routes(self) -> list[BaseRoute]:
         return [
             Route("/", self.page),
             Route("/static/{name}", self.static),
@@ -188,6 +196,7 @@ class TableApp:
             Route("/api/games/{game}/hint", self.hint),
             Route("/api/games/{game}/records", self.records),
             Route("/api/games/{game}/review", self.review),
+            *self.friends.routes(),
         ]
 
     # ----- the page ---------------------------------------------------------------------
@@ -197,50 +206,50 @@ class TableApp:
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in self.files or name == "index.html":
-            return _error(404, f"no such file: {name}")
+            return error_answer(404, f"no such file: {name}")
         return _file(self.files, name)
 
     async def icon(self, request: Request) -> Response:
         return _file(self.files, "favicon.svg")
 
     async def messages(self, request: Request) -> Response:
-        lang = _language(request)
+        lang = request_language(request)
         names = {code: say("language.name", code) for code in LANGUAGES}
-        return _json({"language": lang, "languages": names, "messages": catalogue(lang)})
+        return json_answer({"language": lang, "languages": names, "messages": catalogue(lang)})
 
     async def offer(self, request: Request) -> Response:
-        return _json(self.lobby.offer(_language(request)))
+        return json_answer(self.lobby.offer(request_language(request)))
 
     async def rules(self, request: Request) -> Response:
         form = {k: v for k, v in request.query_params.items() if k != "lang"}
-        return _json(self.lobby.rules(form, _language(request)))
+        return json_answer(self.lobby.rules(form, request_language(request)))
 
     # ----- the games --------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
         self.new_games.take(request.client.host if request.client else "?", "new games")
         form = await read_json(request, self.limits.body_bytes)
-        lang = _language(request)
+        lang = request_language(request)
         game_id, seed = self.store.reserve()
         try:
 
             def make() -> WebGame:  # the lobby may build an agent, and the bots move first
-                return WebGame(game_id, self.lobby.setup(form), seed, _object(form))
+                return WebGame(game_id, self.lobby.setup(form), seed, json_object(form))
 
             game = await self._off_loop(make, self.lobby.searching(form))
         except BaseException:
             self.store.cancel()
             raise
         self.store.add(game)
-        lang = _language(request)
+        lang = request_language(request)
         async with game.busy:
-            return _json(
+            return json_answer(
                 await self._off_loop(lambda: self._kept(game, lang), game.setup.searching), 201
             )
 
     async def show(self, request: Request) -> Response:
-        game, lang = self._game(request), _language(request)
+        game, lang = self._game(request), request_language(request)
         async with game.busy:
-            return _json(await self._off_loop(lambda: game.view(lang), game.setup.searching))
+            return json_answer(await self._off_loop(lambda: game.view(lang), game.setup.searching))
 
     async def move(self, request: Request) -> Response:
         """``{"move": "KD", "turn": 3}``: the person's move, then the view."""
@@ -251,9 +260,9 @@ class TableApp:
         return await self._change(request, _deal)
 
     async def hint(self, request: Request) -> Response:
-        game, lang = self._game(request), _language(request)
+        game, lang = self._game(request), request_language(request)
         async with game.busy:
-            return _json(await self._off_loop(lambda: game.hint(lang), game.setup.searching))
+            return json_answer(await self._off_loop(lambda: game.hint(lang), game.setup.searching))
 
     async def records(self, request: Request) -> Response:
         game = self._game(request)
@@ -267,26 +276,26 @@ class TableApp:
         """The review of the hand just over: a search of every decision, on the searching
         bots' workers (it takes a second or two)."""
         game = self._game(request)
-        language = _language(request)
+        language = request_language(request)
         async with game.busy:
-            return _json(await self._off_loop(lambda: game.review(language), True))
+            return json_answer(await self._off_loop(lambda: game.review(language), True))
 
     # ----- errors -----------------------------------------------------------------------
     async def refused(self, request: Request, exc: Exception) -> Response:
         if isinstance(exc, GameError):
-            return _error(exc.status, exc.say(_language(request)))
+            return error_answer(exc.status, exc.say(request_language(request)))
         if isinstance(exc, LimitError):
-            return _error(exc.status, str(exc))
+            return error_answer(exc.status, str(exc))
         if isinstance(exc, FormError):
-            return _error(400, exc.say(_language(request)))
+            return error_answer(400, exc.say(request_language(request)))
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return _error(404, f"not found: {request.url.path}")
-        return _error(exc.status_code, exc.detail)
+            return error_answer(404, f"not found: {request.url.path}")
+        return error_answer(exc.status_code, exc.detail)
 
     async def fault(self, request: Request, exc: Exception) -> Response:
         LOG.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(500, "the server failed on this request (its log says why)")
+        return error_answer(500, "the server failed on this request (its log says why)")
 
     # ----- helpers ----------------------------------------------------------------------
     async def _change(
@@ -295,8 +304,8 @@ class TableApp:
         """Apply ``change(game, body, language)`` to the request's game on a worker thread,
         one request at a time, then keep the game and answer its view, timed
         (``Server-Timing``)."""
-        game, lang = self._game(request), _language(request)
-        body = _object(await read_json(request, self.limits.body_bytes))
+        game, lang = self._game(request), request_language(request)
+        body = json_object(await read_json(request, self.limits.body_bytes))
         async with game.busy:
             start = time.perf_counter()
 
@@ -304,7 +313,7 @@ class TableApp:
                 change(game, body, lang)
                 return self._kept(game, lang)
 
-            return _json(await self._off_loop(work, game.setup.searching), timed=start)
+            return json_answer(await self._off_loop(work, game.setup.searching), timed=start)
 
     def _game(self, request: Request) -> WebGame:
         """The request's game, once its rate allows another request."""
@@ -346,34 +355,6 @@ def _deal(game: WebGame, body: dict[str, Any], lang: Language) -> None:
     game.next_hand(body.get("turn"), lang)
 
 
-def _language(request: Request) -> Language:
-    """The request's language: ``?lang=``, else its ``Accept-Language``, else English."""
-    asked = request.query_params.get("lang")
-    if asked:
-        try:
-            return language(asked[:20])
-        except ValueError:
-            pass  # a language the tables do not speak: the browser's, as if none was asked
-    return language_of_header(request.headers.get("accept-language"))
-
-
-def _object(body: object) -> dict:
-    if not isinstance(body, dict):
-        raise LimitError("the request body must be a JSON object", 400)
-    return body
-
-
-def _json(content: object, status: int = 200, timed: float | None = None) -> Response:
-    """A JSON answer; ``timed``: when the game's work began (a Server-Timing header says how long)."""
-    headers = HEADERS
-    if timed is not None:
-        headers = {
-            **HEADERS,
-            "Server-Timing": f"game;dur={(time.perf_counter() - timed) * 1000:.2f}",
-        }
-    return JSONResponse(content, status, headers=headers)
-
-
 _HOST_ACCEPTED = "spar.host_accepted"  # set in the request's scope by the check's inner app
 
 
@@ -386,20 +367,22 @@ class HostCheck:
         self.check = TrustedHostMiddleware(_accept, allowed_hosts, www_redirect=False)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] in ("http", "websocket"):
             await self.check(scope, receive, _discard)  # calls _accept, or answers to nobody
             if not scope.pop(_HOST_ACCEPTED, False):
                 message = "invalid Host header: this server answers for its own names only"
-                await _error(400, message)(scope, receive, send)
+                await _refuse(scope, receive, send, 400, message)
                 return
         await self.app(scope, receive, send)
 
 
 class SameOrigin:
-    """Requests that change state (every method but GET and HEAD) come from the page itself:
-    a cross-site ``Sec-Fetch-Site`` or an ``Origin`` of another host is refused (403), and a
-    body (POST, PUT, PATCH) that is not declared JSON is refused (415), so that no other web page a player
-    visits can drive the server with the plain form posts browsers send without asking."""
+    """Requests that change state (every method but GET and HEAD, and every WebSocket) come
+    from the page itself: a cross-site ``Sec-Fetch-Site`` or an ``Origin`` of another host is
+    refused (403; a WebSocket is closed before it opens), and a body (POST, PUT, PATCH) that is
+    not declared JSON is refused (415), so that no other web page a player visits can drive
+    the server with the plain form posts browsers send without asking, nor open a seat's
+    connection with the player's cookies or address."""
 
     SAFE = ("GET", "HEAD")
 
@@ -407,10 +390,11 @@ class SameOrigin:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] not in self.SAFE:
-            refusal = _cross_origin(Headers(scope=scope), scope["method"])
+        websocket = scope["type"] == "websocket"
+        if websocket or (scope["type"] == "http" and scope["method"] not in self.SAFE):
+            refusal = _cross_origin(Headers(scope=scope), scope.get("method", "WEBSOCKET"))
             if refusal is not None:
-                await _error(*refusal)(scope, receive, send)
+                await _refuse(scope, receive, send, *refusal)
                 return
         await self.app(scope, receive, send)
 
@@ -429,16 +413,21 @@ def _cross_origin(headers: Headers, method: str) -> tuple[int, str] | None:
     return None
 
 
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, message: str) -> None:
+    """Answer a request with an error; close a WebSocket before it opens (the browser sees
+    the handshake refused, 403)."""
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+        return
+    await error_answer(status, message)(scope, receive, send)
+
+
 async def _accept(scope: Scope, receive: Receive, send: Send) -> None:
     scope[_HOST_ACCEPTED] = True
 
 
 async def _discard(message: Message) -> None:
     pass
-
-
-def _error(status: int, message: str) -> Response:
-    return JSONResponse({"error": message}, status, headers=HEADERS)
 
 
 def _file(files: dict[str, bytes], name: str) -> Response:

@@ -25,7 +25,7 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,10 @@ class GameError(ValueError):
 
 
 class WebGame:
-    """One person's session at a table of bots (seat 0 is the person's)."""
+    """One person's session at a table of bots (seat 0 is the person's), or, given
+    ``people``, a match of several people and bots (a table of friends,
+    :mod:`spar_apps.web.friends`): the methods that act or show then take the person's
+    ``seat``, and each record says who sat where (``seats``)."""
 
     def __init__(
         self,
@@ -71,6 +74,9 @@ class WebGame:
         seed: int,
         form: dict[str, Any] | None = None,
         saved: dict[str, Any] | None = None,
+        *,
+        people: Collection[int] = (0,),
+        names: Mapping[int, str] | None = None,
     ) -> None:
         self.id = game_id
         self.setup = setup
@@ -84,13 +90,18 @@ class WebGame:
                 setup.rules, 0, setup.bots, setup.bots[1], board_seed, setup.spec
             )
         else:
+            bot = next(iter(setup.bots.values()))  # every seat's bot is the opponents' agent
             self.table = HumanTable(
                 setup.rules,
-                0,
-                setup.bots,
+                min(people),
+                {s: setup.bots.get(s, bot) for s in range(setup.rules.players) if s not in people},
                 np.random.default_rng([seed, 0]),
                 np.random.default_rng([seed, 1]),
+                people=people,
+                names=names,
             )
+        self.friends = len(self.table.people) > 1  # a table of friends: hidden more, kept apart
+        self.stood_in: dict[int, list[int]] = {}  # this hand's plays a bot made for the away
         self.turn = 0
         self.records: list[dict[str, Any]] = []
         self._recorded = 0  # hands of the session whose end has been met
@@ -110,6 +121,7 @@ class WebGame:
             "seed": self.seed,
             "turn": self.turn,
             "log": list(self.table.log),
+            "stood_in": {str(s): plays for s, plays in self.stood_in.items()},
             "choices": self.table.choices.bit_generator.state,
             "hints": self._hint_rng.bit_generator.state,
         }
@@ -132,37 +144,49 @@ class WebGame:
             self._keep_record()
         table.choices.bit_generator.state = saved["choices"]
         self._hint_rng.bit_generator.state = saved["hints"]
+        self.stood_in = {int(s): [int(i) for i in plays]
+                         for s, plays in saved.get("stood_in", {}).items()}  # fmt: skip
         self.turn = turn
 
-    def view(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
-        """What the person's seat is shown now, its texts in ``language`` (a duplicate game's
-        scoreboard too)."""
+    def view(
+        self, language: Language = DEFAULT_LANGUAGE, seat: int | None = None
+    ) -> dict[str, Any]:
+        """What the person's seat (``seat`` at a table of friends) is shown now, its texts in
+        ``language`` (a duplicate game's scoreboard too). At a table of friends no hint,
+        review or record is offered: each would tell one seat the others' cards."""
         self._resume()
+        table = self.table if seat is None else self.table.seated(seat)
         view = table_view(
-            self.table,
+            table,
             game=self.id,
             turn=self.turn,
-            records=len(self.records),
-            hint=self.setup.hint is not None,
-            review=self.reviewable(),
+            records=0 if self.friends else len(self.records),
+            hint=self.setup.hint is not None and not self.friends,
+            review=self.reviewable() and not self.friends,
             language=language,
         )
         view["lineup"] = say_phrase(self.setup.lineup, language)
         note = self.setup.note
-        view["note"] = None if note is None else self.table.voice(language).text(note)
-        table = self.table
+        view["note"] = None if note is None else table.voice(language).text(note)
         view["duplicate"] = (
             scoreboard(table, language) if isinstance(table, DuplicateTable) else None
         )
         return view
 
-    def move(self, text: object, turn: object, language: Language = DEFAULT_LANGUAGE) -> None:
-        """Play the person's move (a card code such as ``KD``, a number, ``k`` or ``e``).
+    def move(
+        self,
+        text: object,
+        turn: object,
+        language: Language = DEFAULT_LANGUAGE,
+        seat: int | None = None,
+    ) -> None:
+        """Play the person's move (a card code such as ``KD``, a number, ``k`` or ``e``); at
+        a table of friends, the move of the person in ``seat``.
 
         Raises:
-            GameError: for a stale ``turn``, a hand or session that is over, or a
-                move that is not legal now (the message says why, as in ``spar play``,
-                in ``language``).
+            GameError: for a stale ``turn``, a hand or session that is over, a seat whose
+                turn it is not, or a move that is not legal now (the message says why, as
+                in ``spar play``, in ``language``).
         """
         self._resume()
         self._check_turn(turn, "move", language)
@@ -170,16 +194,39 @@ class WebGame:
             raise GameError(self._over_message(language))
         if not isinstance(text, str) or len(text) > 16:
             raise GameError(say("typed.too_long", language), 400)
-        table = self.table
+        table = self.table if seat is None else self.table.seated(seat)
+        if not table.my_turn:
+            raise GameError(say("error.not_your_turn", language))
         try:
             action = read_move(text, table.rules, table.reasons(), language, keys=False)
         except MoveError as e:
             raise GameError(str(e), 400) from None
         except Quit:
             raise GameError(say("typed.leave_web", language), 400) from None
-        table.play(action)
+        self.table.play(action)
         self.turn += 1
         self._settle()
+
+    def stand_in(self) -> None:
+        """The opponents' bot moves for the person to move, who is away (the turn timer of a
+        table of friends); the hand's record lists the plays it made for them."""
+        table = self.table
+        if table.hand_over or not table.people_turn:
+            raise GameError("no person is to move")
+        seat, play = table.to_move, int(table.history.count[0])
+        table.stand_in(next(iter(self.setup.bots.values())))
+        if not table.exchanging and int(table.history.count[0]) > play:
+            self.stood_in.setdefault(seat, []).append(play)
+        self.turn += 1
+        self._settle()
+
+    def seats(self) -> list[dict[str, str]]:
+        """Who sat where, for a record: ``{"person": name}`` or ``{"bot": spec}`` by seat."""
+        table = self.table
+        return [
+            {"person": table.names.get(s, "")} if s in table.people else {"bot": self.setup.spec}
+            for s in range(table.rules.players)
+        ]
 
     def next_hand(self, turn: object, language: Language = DEFAULT_LANGUAGE) -> None:
         """Deal the session's next hand.
@@ -275,12 +322,17 @@ class WebGame:
         if table.hand_over and self._recorded < int(table.state.hands_played[0]):
             self._recorded = int(table.state.hands_played[0])
             record = table.record()
+            if record is not None and self.friends:
+                record["seats"] = self.seats()
+                for seat, plays in sorted(self.stood_in.items()):
+                    record["seats"][seat]["stood_in"] = plays
             if record is not None:
                 self.records.append(record)
+            self.stood_in = {}
 
     def _resume(self) -> None:
         """Finish the bots' moves if a fault stopped them, so that no game is left stuck."""
-        if not self.table.hand_over and not self.table.my_turn:
+        if not self.table.hand_over and not self.table.people_turn:
             self._settle()
 
     def _check_turn(self, turn: object, request: str, language: Language) -> None:

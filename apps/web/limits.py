@@ -3,7 +3,8 @@ moves at once and waiting.
 
 :class:`Limits` holds the numbers (tests pass small ones). A
 :class:`RateLimiter` keeps one token bucket per key: a game's requests are
-keyed by its id, new games by the client's address. A request past its
+keyed by its id, new games and new tables by the client's address, a live connection's
+messages by the connection. A request past its
 bucket gets ``429`` with a line saying when to try again, never a stuck
 game. Bodies are read with :func:`read_json`, which stops at
 ``Limits.body_bytes`` (``413``) and answers malformed JSON with ``400``.
@@ -33,6 +34,11 @@ class Limits:
     # ...and, apart, those of searching bots (seconds each), so they never hold up the others
     search_workers: int = max(1, (os.cpu_count() or 1) // 2)
     queue: int = 200  # requests waiting for a worker (in each pool); past it, 503 "busy"
+    tables: int = 500  # tables of friends held at once
+    shortest_timer: float = 5.0  # the shortest turn timer a table may set, in seconds
+    message_burst: float = 40  # messages from one connection to a table at once...
+    message_rate: float = 20  # ...and per second after that (as a game's requests)
+    sockets_per_seat: int = 3  # a seat's live connections (its tabs); a new one closes the oldest
 
 
 class LimitError(Exception):
@@ -67,6 +73,10 @@ class RateLimiter:
         self._buckets[key] = (tokens - 1, now)
         if len(self._buckets) > 10_000:  # forget full buckets: they say nothing
             self._forget(now)
+
+    def forget(self, key: str) -> None:
+        """Drop ``key``'s bucket (a connection that has ended)."""
+        self._buckets.pop(key, None)
 
     def _forget(self, now: float) -> None:
         full = [k for k, (t, w) in self._buckets.items() if t + (now - w) * self.rate >= self.burst]

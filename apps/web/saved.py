@@ -47,6 +47,7 @@ class GameFolder:
 
     def __init__(self, folder: str | os.PathLike) -> None:
         self.folder = Path(folder)
+        self._lock: int | None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._lock = take_lock(self.folder / ".lock")
@@ -60,8 +61,16 @@ class GameFolder:
         except OSError as e:
             raise ValueError(f"--state {folder}: cannot use it ({e.strerror})") from None
 
+    def part(self, name: str) -> GameFolder:
+        """A folder inside this one (the tables of friends'), under this folder's lock."""
+        part = object.__new__(GameFolder)
+        part.folder, part._lock = self.folder / name, None
+        part.folder.mkdir(exist_ok=True)
+        return part
+
     def close(self) -> None:
-        os.close(self._lock)  # and with it the lock
+        if self._lock is not None:
+            os.close(self._lock)  # and with it the lock
 
     def path(self, game_id: str) -> Path:
         return self.folder / f"{game_id}.json"

@@ -8,7 +8,8 @@ face-down card is ``{"card": null, "down": true}`` (a back); the other
 hands, the stock and a hand given up in the exchange are never read.
 Once a hand is over, ``summary`` adds what the table shows everyone then:
 the winner, the card, the points and why (``why_points``, ``why_payoffs``
-by seat, ``session_line``), every hand as dealt, and, while the
+by seat, ``session_line``), every hand as dealt (at a table of several people, another
+seat's as the cards it played face up), and, while the
 match goes on, each seat's chance to win it from there (``match_chances``,
 null when the session is open or over).
 
@@ -284,6 +285,22 @@ def _seats(table: HumanTable, voice: Voice) -> list[dict[str, Any]]:
     return out
 
 
+def _hands_shown(table: HumanTable) -> list[list[str]]:
+    """Every hand once the hand is over: as dealt, against bots; at a table of several people,
+    another seat's is the cards it played face up, as a hand given up in the exchange and a
+    card played face down stay its own (``docs/rules.md``: no one else ever sees them)."""
+    rules = table.rules
+    if len(table.people) == 1:
+        return [[_code(table, c) for c in table.dealt(s)] for s in range(rules.players)]
+    plays = table.plays_by_seat()
+    return [
+        [_code(table, c) for c in table.dealt(s)]
+        if s == table.seat
+        else [_code(table, c) for c, down in plays[s] if not down]
+        for s in range(rules.players)
+    ]
+
+
 def _summary(table: HumanTable, voice: Voice) -> dict[str, Any]:
     """The end of a hand, as the terminal's summary shows it: the result and the hands dealt."""
     state, rules, language = table.state, table.rules, voice.language
@@ -299,7 +316,7 @@ def _summary(table: HumanTable, voice: Voice) -> dict[str, Any]:
         "card": _code(table, state.trick_card[0, rules.hand_size - 1]),
         "points": int(state.points[0]),
         "payoffs": [int(p) for p in table.payoffs],
-        "dealt": [[_code(table, c) for c in table.dealt(s)] for s in range(rules.players)],
+        "dealt": _hands_shown(table),
         "exchanged": [
             bool(rules.weak_hand_exchange and state.exchanged[0, s]) for s in range(rules.players)
         ],

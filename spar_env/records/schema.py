@@ -8,8 +8,10 @@ A record is one JSON object per hand (docs/rules.md, "Game records")::
      "result": {"winner": 0, "points": 3, "payoffs": [9, -3, -3, -3]}}
 
 with the optional fields ``exchanges`` (per seat ``null`` or the new hand),
-``stock`` (the undealt cards, top first) and ``face_down`` (indices into
-``plays``). :func:`parse_record` checks everything that can be checked
+``stock`` (the undealt cards, top first), ``face_down`` (indices into
+``plays``) and ``seats`` (who sat where, by seat: ``{"person": "Ama"}``, with
+``stood_in``, the indices into ``plays`` a bot played for the person while they were
+away, or ``{"bot": "heuristic"}``; a table of friends writes it). :func:`parse_record` checks everything that can be checked
 without playing (the variant and options, the field types, the counts, the
 card texts, cards dealt twice, a stock that an option needs) and turns the
 cards into ids of the record's ruleset. Whether each play is legal is checked
@@ -37,6 +39,7 @@ FIELDS = (
     "stock",
     "plays",
     "face_down",
+    "seats",
     "result",
 )
 REQUIRED = ("variant", "players", "dealer", "hands", "plays")
@@ -59,6 +62,7 @@ class ParsedRecord:
     exchanges: list[list[int] | None]  # by seat: the new hand, or None (kept / no exchange)
     face_down: list[int] | None  # indices into plays, as the record claims them
     result: dict[str, Any] | None  # the result as the record claims it
+    seats: list[dict[str, Any]] | None = None  # who sat where (people and bots), if said
 
 
 def parse_record(record: object) -> ParsedRecord:
@@ -106,12 +110,40 @@ def parse_record(record: object) -> ParsedRecord:
             index = _whole(index, f"face_down[{i}]")
             if not 0 <= index < len(plays):
                 raise RecordError(f"face_down[{i}] is {index}, not an index into plays")
+    seats = _seats(record.get("seats"), n, len(plays))
     result = record.get("result")
     if result is not None:
         if not isinstance(result, dict):
             raise RecordError(f"result must be a JSON object; got {_kind(result)}")
         _check_depth(result, "result")
-    return ParsedRecord(rules, dealer, hands, stock, plays, exchanges, face_down, result)
+    return ParsedRecord(rules, dealer, hands, stock, plays, exchanges, face_down, result, seats)
+
+
+def _seats(given: object, n: int, plays: int) -> list[dict[str, Any]] | None:
+    """The record's ``seats``: by seat ``{"person": name}`` (with ``stood_in``, indices into
+    ``plays``) or ``{"bot": spec}``."""
+    if given is None:
+        return None
+    seats = _list(given, "seats")
+    if len(seats) != n:
+        raise RecordError(f"seats has {len(seats)} entries; {n} players need one per seat")
+    for seat, entry in enumerate(seats):
+        where = f"seats[{seat}]"
+        if not isinstance(entry, dict) or set(entry) not in (
+            {"person"},
+            {"person", "stood_in"},
+            {"bot"},
+        ):
+            raise RecordError(f'{where} must be {{"person": name}} or {{"bot": spec}}; '
+                              f"got {_show(entry)}")  # fmt: skip
+        name = entry.get("person", entry.get("bot"))
+        if not isinstance(name, str) or len(name) > 100:
+            raise RecordError(f"{where}: a name or spec is text of at most 100 characters; "
+                              f"got {_show(name)}")  # fmt: skip
+        for i, index in enumerate(_list(entry.get("stood_in", []), f"{where}.stood_in")):
+            if not 0 <= _whole(index, f"{where}.stood_in[{i}]") < plays:
+                raise RecordError(f"{where}.stood_in[{i}] is {index}, not an index into plays")
+    return seats
 
 
 def _rules(record: dict[str, Any]) -> Ruleset:

@@ -9,9 +9,19 @@ same fields).
 - :mod:`~spar_apps.table.phrases.page`: the web page's labels and buttons, the terminal's lines.
 - :mod:`~spar_apps.table.phrases.review`: the hand review.
 - :mod:`~spar_apps.table.phrases.duplicate`: the duplicate challenge.
+- :mod:`~spar_apps.table.phrases.friends`: a table of friends: seats, links, the turn timer.
 """
 
-from spar_apps.table.phrases import duplicate, page, reasons, review, rules, score, table
+from spar_apps.table.phrases import (
+    duplicate,
+    friends,
+    page,
+    reasons,
+    review,
+    rules,
+    score,
+    table,
+)
 
 PARTS = (
     table.MESSAGES,
@@ -21,4 +31,5 @@ PARTS = (
     page.MESSAGES,
     review.MESSAGES,
     duplicate.MESSAGES,
+    friends.MESSAGES,
 )

@@ -1,0 +1,489 @@
+"""A table of friends: several people and the bots at one table, each person's seat held by
+a secret.
+
+A :class:`FriendsTable` is made by one person from the new-game form of
+:mod:`spar_apps.web.lobby` with three more fields: ``people`` (how many seats are people's,
+the maker's among them: seats 0 to ``people - 1``), ``timer`` (the seconds a person may
+take over a move before the bot moves for them) and ``name`` (the name the maker chose).
+Its id goes in the invitation; each friend who opens it takes a free person's seat with
+:meth:`FriendsTable.take` and is given the seat's key, an unguessable secret that the
+server keeps only as its SHA-256 hash. A request for a seat is answered only with that
+seat's view (:meth:`FriendsTable.view`): its own hand and what the table has shown
+everyone; the others' hands, their face-down cards and the stock never leave the
+server, and neither does a hint, a review or a record, which would each tell one seat
+another's cards.
+
+The match starts when every person's seat is taken, or when the maker starts it
+sooner (:meth:`FriendsTable.start`; the seats still free are the bots' for that
+match). It is a :class:`~spar_apps.web.game_store.WebGame` with several people:
+the bots move on the server, each finished hand leaves its record with who sat where
+(``seats``), and when a match ends the table may play another (:meth:`FriendsTable.again`),
+with whoever has taken a seat by then. A person away past the timer has the bot move for
+them (:meth:`FriendsTable.timed_out`), and every seat's lines say so; at a hand's end
+the timer deals the next hand. So a table never stalls.
+
+:class:`FriendsTables` holds the tables by id, as :class:`~spar_apps.web.game_store.GameStore`
+holds games: at most ``capacity``, each forgotten ``ttl`` seconds after its last request,
+kept on disk after every change when the server has a folder (``spar serve --state DIR``:
+the tables in ``DIR/tables/``, every finished hand's record in
+``DIR/records/TABLE-MATCH.jsonl``, a file a match).
+Nothing is kept about a person but the seat's name they chose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
+from spar_apps.table.rules_text import variant_name
+from spar_apps.table.voice import say_phrase
+from spar_apps.web.game_store import GameError, WebGame
+from spar_apps.web.lobby import FIELDS, FormError, Lobby, Setup
+from spar_apps.web.saved import GameFolder
+from spar_env.atomic import atomic_output
+
+TABLE_FIELDS = ("people", "timer", "name")  # the form's fields beyond a game's
+TIMER_SECONDS = 60.0  # a person's time for a move, by default
+MAX_TIMER = 600.0
+NAME_CHARS = 24
+
+
+@dataclass
+class Seat:
+    """A seat of the table: a person's (free until taken) or a bot's."""
+
+    person: bool
+    name: str = ""  # the name its person chose
+    key_hash: str | None = None  # SHA-256 of its key, once taken
+
+    @property
+    def taken(self) -> bool:
+        return self.key_hash is not None
+
+
+def read_name(value: object, language: Language = DEFAULT_LANGUAGE) -> str:
+    """A seat's name as typed: printable text of at most 24 characters, trimmed.
+
+    Raises:
+        FormError: for anything else.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise FormError(f"name must be text; got {value!r:.40}",
+                        lambda lang: say("friends.bad_name", lang, n=NAME_CHARS))  # fmt: skip
+    name = " ".join(value.split())
+    if len(name) > NAME_CHARS or not name.isprintable():
+        raise FormError(f"name must be at most {NAME_CHARS} printable characters",
+                        lambda lang: say("friends.bad_name", lang, n=NAME_CHARS))  # fmt: skip
+    return name
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
+
+
+class FriendsTable:
+    """One table of friends (see the module docstring).
+
+    Args:
+        table_id: the table's id (in its invitation).
+        setup: the game of the form (the bots' agent, the ruleset).
+        form: the form, kept to rebuild the table.
+        seed: fixes every match's deals and the bots' choices (match k: ``[seed, k]``).
+        people: the person's seats, 2 to the player count.
+        timer: a person's seconds for a move.
+        clock: the time in seconds (``time.monotonic``; tests pass their own).
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        setup: Setup,
+        form: dict[str, Any],
+        seed: int,
+        people: int,
+        timer: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.id = table_id
+        self.setup = setup
+        self.form = dict(form)
+        self.seed = seed
+        self.timer = timer
+        self.clock = clock
+        n = setup.rules.players
+        self.seats = [Seat(person=s < people) for s in range(n)]
+        self.match = 0  # matches started
+        self.game: WebGame | None = None  # the match being played; None before the first
+        self.changed = clock()  # when the table last changed: the timer counts from it
+        self.busy = asyncio.Lock()  # one change at a time (the app holds it)
+
+    # ----- seats -------------------------------------------------------------------------
+    def take(self, name: str) -> tuple[int, str]:
+        """The first free person's seat, for ``name``: the seat and its key.
+
+        Raises:
+            GameError: (409) if every person's seat is taken.
+        """
+        free = [s for s, seat in enumerate(self.seats) if seat.person and not seat.taken]
+        if not free:
+            raise GameError.said("friends.full", 409)
+        key = secrets.token_urlsafe(24)
+        seat = self.seats[free[0]]
+        seat.name, seat.key_hash = name, key_hash(key)
+        if self.game is None and all(s.taken for s in self.seats if s.person):
+            self._begin()  # every friend is here: the first match starts
+        self.changed = self.clock()
+        return free[0], key
+
+    def seat_of(self, key: object) -> int:
+        """The seat a key holds.
+
+        Raises:
+            GameError: (403) for a key that holds no seat of this table.
+        """
+        if isinstance(key, str) and len(key) <= 100:
+            wanted = key_hash(key)
+            for s, seat in enumerate(self.seats):
+                if seat.key_hash is not None and hmac.compare_digest(seat.key_hash, wanted):
+                    return s
+        raise GameError.said("friends.bad_key", 403)
+
+    def names(self) -> dict[int, str]:
+        return {s: seat.name for s, seat in enumerate(self.seats) if seat.taken and seat.name}
+
+    # ----- the match ---------------------------------------------------------------------
+    def start(self, seat: int) -> None:
+        """The maker (seat 0) starts the first match before every seat is taken.
+
+        Raises:
+            GameError: if another seat asks, or a match has started already.
+        """
+        if seat != 0:
+            raise GameError.said("friends.maker_starts", 403)
+        if self.game is not None:
+            raise GameError.said("friends.started", 409)
+        self._begin()
+
+    def again(self, seat: int) -> None:
+        """Another match at the table, once the last one is over (any seat may ask).
+
+        Raises:
+            GameError: if the match is still running, or none has started.
+        """
+        if self.game is None or not self.game.table.session_over:
+            raise GameError.said("friends.match_running", 409)
+        self._begin()
+
+    def _begin(self) -> None:
+        """Deal a new match to the seats taken now; the others are the bots'."""
+        people = [s for s, seat in enumerate(self.seats) if seat.taken]
+        seed = int(np.random.SeedSequence([self.seed, self.match]).generate_state(1)[0])
+        self.game = WebGame(f"{self.id}-{self.match}", self.setup, seed, self.form,
+                            people=people, names=self.names())  # fmt: skip
+        self.match += 1
+        self.changed = self.clock()
+
+    def playing(self, seat: int) -> WebGame:
+        """The match, if ``seat`` plays in it.
+
+        Raises:
+            GameError: (409) before the first match, or for a seat that joined after it began.
+        """
+        game = self.game
+        if game is None:
+            raise GameError.said("friends.waiting", 409)
+        if seat not in game.table.people:
+            raise GameError.said("friends.next_match", 409)
+        return game
+
+    def act(self, seat: int, message: dict[str, Any], language: Language) -> None:
+        """A seat's message: ``{"do": "move", "move": "KD", "turn": 3}``, ``{"do": "next",
+        "turn": 4}`` (the next hand), ``{"do": "start"}`` or ``{"do": "again"}``.
+
+        Raises:
+            GameError: for a message the table cannot take now (the message says why).
+        """
+        do = message.get("do")
+        if do == "move":
+            self.playing(seat).move(message.get("move"), message.get("turn"), language, seat)
+        elif do == "next":
+            self.playing(seat).next_hand(message.get("turn"), language)
+        elif do == "start":
+            self.start(seat)
+        elif do == "again":
+            self.again(seat)
+        else:
+            raise GameError(f'"do" must be move, next, start or again; got {do!r:.40}', 400)
+        self.changed = self.clock()
+
+    def deadline(self) -> float | None:
+        """When the timer moves for the table (a person away, or a hand over), or None:
+        before the first match, when a bot is to move, or once the match is over."""
+        game = self.game
+        if game is None or game.table.session_over:
+            return None
+        table = game.table
+        if table.hand_over or table.people_turn:
+            return self.changed + self.timer
+        return None
+
+    def timed_out(self) -> bool:
+        """If the timer has run out: the bot moves for the person to move, or the next hand is
+        dealt; whether it did."""
+        when = self.deadline()
+        if when is None or self.clock() < when or self.game is None:
+            return False
+        game = self.game
+        if game.table.hand_over:
+            game.next_hand(game.turn)
+        else:
+            game.stand_in()
+        self.changed = self.clock()
+        return True
+
+    # ----- what a seat sees ---------------------------------------------------------------
+    def info(self, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """What anyone with the table's id may see: the game, the seats and who took them."""
+        setup = self.setup
+        game = self.game
+        in_match = game.table.people if game is not None else frozenset()
+        return {
+            "table": self.id,
+            "variant": setup.rules.variant,
+            "title": variant_name(setup.rules.variant, language),
+            "players": setup.rules.players,
+            "lineup": say_phrase(setup.lineup, language),
+            "timer": self.timer,
+            "match": self.match,
+            "started": game is not None,
+            "seats": [
+                {
+                    "seat": s,
+                    "person": seat.person,
+                    "taken": seat.taken,
+                    "name": seat.name,
+                    "playing": s in in_match,
+                }
+                for s, seat in enumerate(self.seats)
+            ],
+            "free": sum(seat.person and not seat.taken for seat in self.seats),
+        }
+
+    def view(self, seat: int, language: Language = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """What ``seat`` is shown now: its view of the match (``friends`` adds the table's
+        :meth:`info`, ``you`` the seat and ``deadline_in`` the seconds its timer has left),
+        or, before its first match, the table alone (``phase`` ``waiting``)."""
+        info = self.info(language)
+        info["you"] = seat
+        when = self.deadline()
+        info["deadline_in"] = None if when is None else max(0.0, when - self.clock())
+        game = self.game
+        if game is None or seat not in game.table.people:
+            return {"phase": "waiting", "language": language, "friends": info}
+        view = game.view(language, seat)
+        view["friends"] = info
+        return view
+
+    # ----- kept on disk ---------------------------------------------------------------------
+    def saved(self) -> dict[str, Any]:
+        """What rebuilds the table (:mod:`spar_apps.web.saved`): plain JSON data; the seats'
+        keys only as their hashes."""
+        game = self.game
+        return {
+            "id": self.id,
+            "form": self.form,
+            "overrides": self.setup.overrides,
+            "seed": self.seed,
+            "timer": self.timer,
+            "seats": [{"person": s.person, "name": s.name, "key": s.key_hash} for s in self.seats],
+            "match": self.match,
+            "people": sorted(game.table.people) if game is not None else None,
+            "game": game.saved() if game is not None else None,
+        }
+
+    @classmethod
+    def restore(
+        cls, data: dict[str, Any], setup: Setup, clock: Callable[[], float] = time.monotonic
+    ) -> FriendsTable:
+        """The table of :meth:`saved`'s data, its match played again to where it was.
+
+        Raises:
+            ValueError: (or KeyError, TypeError) for data that is not such a table.
+        """
+        seats = data["seats"]
+        if not isinstance(seats, list) or len(seats) != setup.rules.players:
+            raise ValueError("its seats are not one per player")
+        table = cls(data["id"], setup, data["form"], _whole(data["seed"]), 0,
+                    _timer(data["timer"]), clock)  # fmt: skip
+        for seat, kept in zip(table.seats, seats, strict=True):
+            seat.person = kept["person"] is True
+            seat.name = read_name(kept["name"])
+            key = kept["key"]
+            if key is not None and not (isinstance(key, str) and len(key) == 64):
+                raise ValueError("a seat's key is not a hash")
+            seat.key_hash = key
+        table.match = _whole(data["match"])
+        if data["game"] is not None:
+            people = [_whole(s) for s in data["people"]]
+            game = data["game"]
+            table.game = WebGame(game["id"], setup, _whole(game["seed"]), table.form, game,
+                                 people=people, names=table.names())  # fmt: skip
+        return table
+
+
+def _whole(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{value!r:.40} is not a whole number")
+    return value
+
+
+def _timer(value: object, shortest: float = 1.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"a timer is seconds; got {value!r:.40}")
+    if not shortest <= value <= MAX_TIMER:
+        raise ValueError(f"a timer is {shortest:g} to {MAX_TIMER:g} seconds; got {value!r}")
+    return float(value)
+
+
+def table_form(
+    lobby: Lobby, form: object, shortest: float
+) -> tuple[Setup, dict[str, Any], int, float, str]:
+    """A table's form read: the game's setup and form, the people's seats, the timer and the
+    maker's name.
+
+    Raises:
+        FormError: naming the field that is wrong.
+    """
+    if not isinstance(form, dict):
+        raise FormError('a new table is a JSON object such as {"variant": "spar", "people": 2}')
+    unknown = sorted(set(form) - set(FIELDS) - set(TABLE_FIELDS) - {"duplicate"})
+    if unknown:
+        raise FormError(f"unknown field {unknown[0]!r}; the fields are "
+                        f"{', '.join((*FIELDS, *TABLE_FIELDS))}")  # fmt: skip
+    if form.get("duplicate") not in (None, False):
+        raise FormError("a table of friends plays no duplicate challenge")
+    game_form = {k: v for k, v in form.items() if k in FIELDS}
+    setup = lobby.setup(game_form)
+    n = setup.rules.players
+    people = form.get("people", 2)
+    if isinstance(people, bool) or not isinstance(people, int) or not 2 <= people <= n:
+        raise FormError(f"people must be a whole number 2..{n} (the players); got {people!r:.40}",
+                        lambda lang: say("friends.bad_people", lang, n=n))  # fmt: skip
+    try:
+        timer = _timer(form.get("timer", TIMER_SECONDS), shortest)
+    except ValueError as e:
+        raise FormError(f"timer: {e}", lambda lang: say("friends.bad_timer", lang,
+                        low=f"{shortest:g}", high=f"{MAX_TIMER:g}")) from None  # fmt: skip
+    return setup, game_form, people, timer, read_name(form.get("name"))
+
+
+class FriendsTables:
+    """Tables of friends by id, each forgotten ``ttl`` seconds after its last request.
+
+    Args:
+        capacity: tables held at once; past it a new one is refused (503).
+        ttl: seconds a table is kept without a request.
+        folder: where the tables are kept (``tables/``) and their hands' records written
+            (``records/``); None: memory only, and no records kept.
+        clock: the time in seconds.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        ttl: float,
+        folder: GameFolder | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.capacity, self.ttl, self.clock = capacity, ttl, clock
+        self._tables: dict[str, tuple[FriendsTable, float]] = {}
+        self.folder = None if folder is None else folder.part("tables")
+        self.records = None if folder is None else folder.folder / "records"
+        self._seeds = np.random.SeedSequence()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def seed_with(self, seed: int) -> None:
+        """Make the tables' deals from now on follow ``seed`` (table k: seed, k)."""
+        self._seeds, self._count = np.random.SeedSequence(seed), 0
+
+    def new(self, setup: Setup, form: dict[str, Any], people: int, timer: float) -> FriendsTable:
+        """A new table.
+
+        Raises:
+            GameError: (503) if the server holds as many tables as it may.
+        """
+        self._expire()
+        if len(self._tables) >= self.capacity:
+            raise GameError.said("friends.server_full", 503, n=self.capacity)
+        seed = int(np.random.SeedSequence([self._seeds.entropy, self._count]).generate_state(1)[0])
+        self._count += 1
+        table = FriendsTable(secrets.token_urlsafe(12), setup, form, seed, people, timer,
+                             self.clock)  # fmt: skip
+        self._tables[table.id] = (table, self.clock())
+        return table
+
+    def get(self, table_id: str) -> FriendsTable:
+        """The table of an id (its clock restarted).
+
+        Raises:
+            GameError: (404) for an id that is unknown, forged or expired.
+        """
+        entry = self._tables.get(table_id)
+        now = self.clock()
+        if entry is None or now - entry[1] > self.ttl:
+            if self._tables.pop(table_id, None) is not None and self.folder is not None:
+                self.folder.remove(table_id)
+            raise GameError.said("friends.unknown_table", 404)
+        self._tables[table_id] = (entry[0], now)
+        return entry[0]
+
+    def tables(self) -> list[FriendsTable]:
+        return [table for table, _ in self._tables.values()]
+
+    def save(self, table: FriendsTable) -> None:
+        """Keep the table on disk and write its finished hands' records, if there is a folder."""
+        if self.folder is None or self.records is None:
+            return
+        self.folder.save(table.id, table.saved())
+        game = table.game
+        if game is not None and game.records:  # a match's file, rewritten whole (atomically)
+            self.records.mkdir(exist_ok=True)
+            with atomic_output(self.records / f"{game.id}.jsonl") as f:
+                f.write(game.records_jsonl())
+
+    def restore(self, setup: Callable[[object, object], Setup]) -> int:
+        """Take up the tables of the folder; returns how many."""
+        if self.folder is None:
+            return 0
+        clock = self.clock
+
+        def rebuild(data: dict[str, Any]) -> FriendsTable:
+            return FriendsTable.restore(data, setup(data["form"], data.get("overrides")), clock)
+
+        tables = self.folder.load(self.ttl, rebuild)
+        now = self.clock()
+        for table, age in tables:
+            table.changed = now  # the timer starts again with the server
+            self._tables[table.id] = (table, now - age)
+        return len(tables)
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for table_id in [t for t, (_, seen) in self._tables.items() if now - seen > self.ttl]:
+            del self._tables[table_id]
+            if self.folder is not None:
+                self.folder.remove(table_id)

@@ -1,0 +1,204 @@
+"""Tables of friends through the real endpoints of ``spar serve``: whole matches of 2 to 4 people
+and bots, every message each seat is sent kept, and no message to a seat holds a card that
+seat may not know (the exchange's stock and the face-down variants included). The records
+the server writes say which seats were people, and ``spar replay`` reads them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from friends_clients import play_out, seat_people
+from test_web_browser import serve, stop
+
+from spar_apps.table.messages import Language
+from spar_apps.table.voice import RANK_WORDS
+from spar_apps.web.rules_view import rules_view
+from spar_env.records.schema import parse_record
+
+CODE = re.compile(r"(10|[2-9JQKA])([CDHS])")
+LABEL = re.compile(r"(10|[2-9JQKARDV])([♣♦♥♠])")
+SUIT_OF_SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+STATIC = ("title", "tagline", "rules", "typing", "typed")  # the ruleset's texts, the same for all
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    state = tmp_path_factory.mktemp("state")
+    process, url = serve("--state", str(state))
+    yield url, state
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def exchange_server(tmp_path_factory):
+    """A server whose games have the weak-hand exchange and the stock's bottom card turned up;
+    its seed deals a person a weak hand in the first match (a hand with no 10 or higher: one
+    seat in 80 or so), so that the exchange is played."""
+    state = tmp_path_factory.mktemp("state")
+    process, url = serve("--state", str(state), "--set", "weak_hand_exchange=true",
+                         "--set", "reveal_stock_bottom=true", "--seed", "21")  # fmt: skip
+    yield url, state
+    stop(process)
+
+
+def cards_in(value: Any, language: Language) -> set[str]:
+    """Every card a message names: its card codes (``KD``) and the cards in its texts
+    (``K♦``; ``R♦`` in French)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for item in value.values():
+            found |= cards_in(item, language)
+    elif isinstance(value, list):
+        for item in value:
+            found |= cards_in(item, language)
+    elif isinstance(value, str):
+        if CODE.fullmatch(value):
+            found.add(value)
+        back = {word: rank for rank, word in RANK_WORDS.get(language, {}).items()}
+        for rank, symbol in LABEL.findall(value):
+            found.add(back.get(rank, rank) + SUIT_OF_SYMBOL[symbol])
+    return found
+
+
+def knowable(record: dict[str, Any], seat: int) -> set[str]:
+    """The cards ``seat`` may know in the hand of ``record``: its hands (as dealt, and the new
+    one of an exchange), every card played face up, and the stock's turned-up bottom card."""
+    parsed = parse_record(record)
+    rules = parsed.rules
+    name = rules.card_name
+    mine = set(parsed.hands[seat]) | set(parsed.exchanges[seat] or ())
+    down = set(parsed.face_down or ())
+    known = mine | {card for k, card in enumerate(parsed.plays) if k not in down}
+    if rules.reveal_stock_bottom and parsed.stock:
+        known.add(parsed.stock[-1])
+    return {name(c) for c in known}
+
+
+def records_of(state: Path, table: str) -> dict[str, list[dict[str, Any]]]:
+    """The records the server wrote for a table's matches, by match (its game id)."""
+    files = sorted((state / "records").glob(f"{table}-*.jsonl"))
+    assert files, f"no records of table {table} in {state / 'records'}"
+    return {f.stem: [json.loads(line) for line in f.read_text().splitlines()] for f in files}
+
+
+def check_no_leak(crowd, matches: dict[str, list[dict[str, Any]]], language: Language) -> int:
+    """Assert that no message to a seat names a card it may not know; the messages checked."""
+    checked = 0
+    rules = parse_record(next(iter(matches.values()))[0]).rules
+    static = rules_view(rules, language)
+    for person in crowd:
+        for message in person.messages:
+            assert message["type"] in ("view", "error"), message
+            if message["type"] == "error":
+                assert not cards_in(message, language), message
+                continue
+            view = dict(message["view"])
+            if view["phase"] == "waiting":
+                assert not cards_in(view, language), view
+                continue
+            for key in STATIC:
+                assert view.pop(key) == static[key]
+            hand = view["hand_number"]
+            allowed = knowable(matches[view["game"]][hand - 1], person.seat)
+            leaked = cards_in(view, language) - allowed
+            assert not leaked, (f"seat {person.seat} was sent {sorted(leaked)} in hand {hand}, "
+                                f"turn {view['turn']}")  # fmt: skip
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(
+    ("form", "people", "language"),
+    [
+        ({"variant": "spar", "players": 4, "end": "target:5"}, 4, "en"),
+        ({"variant": "spar", "players": 3, "end": "target:5"}, 2, "fr"),
+        ({"variant": "jeu_de_carte", "players": 4, "end": "target:5"}, 3, "en"),
+        ({"variant": "sipa", "players": 3, "end": "target:5"}, 2, "fr"),
+    ],
+    ids=["spar4-4people", "spar3-2people-fr", "jeu_de_carte4-3people", "sipa3-2people-fr"],
+)
+def test_a_whole_match_sends_each_seat_only_cards_it_may_know(server, form, people, language):
+    url, state = server
+    table, crowd = seat_people(url, form, people, language)
+    try:
+        play_out(crowd)
+    finally:
+        for person in crowd:
+            person.socket.close()
+    matches = records_of(state, table)
+    (records,) = matches.values()
+    assert len(records) == crowd[0].view["hand_number"]  # every hand of the match recorded
+    checked = check_no_leak(crowd, matches, language)
+    assert checked > 10 * people
+    for record in records:  # who sat where: the people by the names they chose, then the bots
+        assert [s.get("person") for s in record["seats"]][:people] == [
+            f"P{k}" for k in range(people)
+        ]
+        assert all(s == {"bot": "random"} for s in record["seats"][people:])
+    if form["variant"] != "spar":  # the face-down variants did lay cards face down
+        assert sum(len(r.get("face_down", [])) for r in records) > 0
+
+
+def test_the_exchange_and_the_turned_up_stock_card_stay_hidden_over_two_matches(
+    exchange_server,
+):
+    url, state = exchange_server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 4, "end": "target:5"}, 3)
+    try:
+        play_out(crowd, matches=2)
+    finally:
+        for person in crowd:
+            person.socket.close()
+    matches = records_of(state, table)
+    assert len(matches) == 2  # two matches at one table, a file each
+    records = [r for match in matches.values() for r in match]
+    exchanged = [s for r in records for s, e in enumerate(r["exchanges"]) if e is not None]
+    assert any(s < 3 for s in exchanged)  # a person exchanged: the stock's cards came to them
+    assert check_no_leak(crowd, matches, "en") > 100
+
+
+def test_the_records_of_a_table_replay(server):
+    url, state = server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 2, "end": "target:5"}, 2)
+    try:
+        play_out(crowd)
+    finally:
+        for person in crowd:
+            person.socket.close()
+    files = sorted((state / "records").glob(f"{table}-*.jsonl"))
+    done = subprocess.run(["spar", "replay", str(files[0])], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "P0" not in done.stderr
+
+
+def test_a_bad_key_an_unknown_table_and_a_full_table_are_told_why(server):
+    url, _ = server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 3}, 2)
+    for person in crowd:
+        person.socket.close()
+    from friends_clients import live_url
+    from websockets.sync.client import connect
+
+    with connect(live_url(url, table)) as socket:
+        socket.send(json.dumps({"key": "not-a-key"}))
+        said = json.loads(socket.recv(timeout=10))
+        assert said["status"] == 403 and "link" in said["error"]
+    with connect(live_url(url, "no-such-table")) as socket:
+        said = json.loads(socket.recv(timeout=10))
+        assert said["status"] == 404 and "no such table" in said["error"]
+    with httpx.Client(base_url=url) as http:
+        full = http.post(f"/api/tables/{table}/seats", json={"name": "late"})
+        assert full.status_code == 409 and "full" in full.json()["error"]
+        info = http.get(f"/api/tables/{table}").json()
+        assert [s["name"] for s in info["seats"]] == ["P0", "P1", ""]
+        assert "key" not in json.dumps(info)
+        forged = http.post(
+            "/api/tables", json={"people": 2}, headers={"Origin": "http://evil.example"}
+        )
+        assert forged.status_code == 403
