@@ -83,10 +83,12 @@ def play_out(crowd: list[Person], seconds: float = 120.0, matches: int = 1) -> N
     think = 0.06 / len(crowd)  # the moves go round the people: each sends under 20 a second
     stop = time.monotonic() + seconds
     sent: set[tuple[str, int, int]] = set()  # (match, seat, turn) already answered
+    fresh = True  # views already read are answered too
     while time.monotonic() < stop:
-        if not any([person.read() for person in crowd]):
+        if not any([person.read() for person in crowd]) and not fresh:
             time.sleep(0.003)
             continue
+        fresh = False
         views = [p.view for p in crowd]
         over = all(v is not None and v.get("session_over") for v in views)
         if over and views[0]["friends"]["match"] >= matches:  # type: ignore[index]

@@ -13,8 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
-from friends_clients import play_out, seat_people
+from friends_clients import Person, live_url, move_of, play_out, seat_people
 from test_web_browser import serve, stop
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
 
 from spar_apps.table.messages import Language
 from spar_apps.table.voice import RANK_WORDS
@@ -182,9 +184,6 @@ def test_a_bad_key_an_unknown_table_and_a_full_table_are_told_why(server):
     table, crowd = seat_people(url, {"variant": "spar", "players": 3}, 2)
     for person in crowd:
         person.socket.close()
-    from friends_clients import live_url
-    from websockets.sync.client import connect
-
     with connect(live_url(url, table)) as socket:
         socket.send(json.dumps({"key": "not-a-key"}))
         said = json.loads(socket.recv(timeout=10))
@@ -202,3 +201,75 @@ def test_a_bad_key_an_unknown_table_and_a_full_table_are_told_why(server):
             "/api/tables", json={"people": 2}, headers={"Origin": "http://evil.example"}
         )
         assert forged.status_code == 403
+
+
+def test_a_restarted_server_takes_up_a_table_and_its_people_come_back_with_their_links(
+    tmp_path,
+):
+    state = tmp_path / "state"
+    process, url = serve("--state", str(state))
+    try:
+        table, crowd = seat_people(url, {"variant": "spar", "players": 3, "end": "target:5"}, 2)
+        for person in crowd:
+            person.read(timeout=5)
+        mover = next(p for p in crowd if p.view["my_turn"])
+        mover.send({"do": "move", "move": move_of(mover.view), "turn": mover.view["turn"]})
+        for person in crowd:
+            person.read(timeout=5)
+        before = [person.view for person in crowd]
+        assert before[0]["turn"] == 1
+        for person in crowd:
+            person.socket.close()
+    finally:
+        stop(process)
+    process, url = serve("--state", str(state))
+    try:
+        again = []
+        for person in crowd:
+            socket = connect(live_url(url, table), open_timeout=30)
+            socket.send(json.dumps({"key": person.key}))
+            again.append(Person(person.seat, person.key, socket))
+            again[-1].read(timeout=10)
+        for old, new in zip(crowd, again, strict=True):
+            assert new.view["hand"] == old.view["hand"] and new.view["turn"] == 1
+        play_out(again)  # and the match goes on to its end
+        assert all(p.view["session_over"] for p in again)
+    finally:
+        for person in again:
+            person.socket.close()
+        stop(process)
+
+
+def test_a_websocket_from_another_origin_is_refused(server):
+    url, _ = server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 3}, 2)
+    for person in crowd:
+        person.socket.close()
+    with pytest.raises(InvalidStatus) as refused:
+        connect(live_url(url, table), origin="http://evil.example", open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+def test_a_flood_of_messages_closes_the_connection_and_a_fourth_tab_closes_the_first(server):
+    url, _ = server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 3}, 2)
+    maker = crowd[0]
+    tabs = []
+    for _ in range(3):  # the seat's second, third and fourth connection
+        tab = connect(live_url(url, table), open_timeout=10)
+        tab.send(json.dumps({"key": maker.key}))
+        tabs.append(tab)
+        json.loads(tab.recv(timeout=10))
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            maker.socket.recv(timeout=10)
+    assert closed.value.rcvd.code == 4409  # the oldest of four tabs was closed
+    flood = tabs[-1]
+    with pytest.raises(ConnectionClosed) as closed:
+        for _ in range(200):
+            flood.send(json.dumps({"lang": "en"}))
+        while True:
+            flood.recv(timeout=10)
+    assert closed.value.rcvd.code == 4429
+    for tab in (*tabs[:-1], crowd[1].socket):
+        tab.close()

@@ -63,6 +63,8 @@ def serve(*extra: str):
         preexec_fn=default_sigint,  # it is stopped with SIGINT
     )
     line = process.stdout.readline()
+    if "taken up from" in line:  # a server started again on its --state folder says so first
+        line = process.stdout.readline()
     assert "the table is at" in line, (line, process.stderr.read() if process.poll() else "")
     return process, line.split()[6]
 
