@@ -8,7 +8,8 @@ import json
 import pytest
 from friends_clients import move_of
 
-from spar_apps.web.friends import FriendsTable, FriendsTables, key_hash, read_name, table_form
+from spar_apps.web.friends import FriendsTable, key_hash, read_name, table_form
+from spar_apps.web.friends_store import FriendsTables
 from spar_apps.web.game_store import GameError
 from spar_apps.web.lobby import FormError, Lobby
 from spar_env.records.schema import RecordError, parse_record

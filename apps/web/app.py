@@ -1,5 +1,5 @@
 """The web table's HTTP interface: a Starlette app over a :class:`~spar_apps.web.lobby.Lobby`
-and a :class:`~spar_apps.web.game_store.GameStore`, whose handlers are the methods of one
+and a :class:`~spar_apps.web.store.GameStore`, whose handlers are the methods of one
 :class:`TableApp`.
 
 ==========================================  ======================================
@@ -78,12 +78,13 @@ from spar_apps.web.answers import (
     json_object,
     request_language,
 )
-from spar_apps.web.friends import FriendsTables
-from spar_apps.web.game_store import GameError, GameStore, WebGame
+from spar_apps.web.friends_store import FriendsTables
+from spar_apps.web.game_store import GameError, WebGame
 from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
 from spar_apps.web.live import FriendsRoutes
 from spar_apps.web.lobby import FormError, Lobby
 from spar_apps.web.saved import GameFolder
+from spar_apps.web.store import GameStore
 
 LOG = logging.getLogger("spar.serve")
 T = TypeVar("T")

@@ -47,7 +47,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from spar_apps.table.messages import Language, language, say
 from spar_apps.web.answers import json_answer, json_object, request_language
-from spar_apps.web.friends import FriendsTable, FriendsTables, read_name, table_form
+from spar_apps.web.friends import FriendsTable, read_name, table_form
+from spar_apps.web.friends_store import FriendsTables
 from spar_apps.web.game_store import GameError
 from spar_apps.web.limits import LimitError, RateLimiter, read_json
 

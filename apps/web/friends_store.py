@@ -1,0 +1,118 @@
+"""The tables of friends a server holds, by id (:class:`FriendsTables`), as
+:class:`~spar_apps.web.store.GameStore` holds games: at most ``capacity``, each forgotten
+``ttl`` seconds after its last request, kept on disk after every change when the server has
+a folder (``spar serve --state DIR``: the tables in ``DIR/tables/``, every finished hand's
+record in ``DIR/records/TABLE-MATCH.jsonl``, a file a match, written whole and atomically)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from spar_apps.web.friends import FriendsTable
+from spar_apps.web.game_store import GameError
+from spar_apps.web.lobby import Setup
+from spar_apps.web.saved import GameFolder
+from spar_apps.web.store import Seeds
+from spar_env.atomic import atomic_output
+
+
+class FriendsTables:
+    """Tables of friends by id, each forgotten ``ttl`` seconds after its last request.
+
+    Args:
+        capacity: tables held at once; past it a new one is refused (503).
+        ttl: seconds a table is kept without a request.
+        folder: where the tables are kept (``tables/``) and their hands' records written
+            (``records/``); None: memory only, and no records kept.
+        clock: the time in seconds.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        ttl: float,
+        folder: GameFolder | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.capacity, self.ttl, self.clock = capacity, ttl, clock
+        self._tables: dict[str, tuple[FriendsTable, float]] = {}
+        self.folder = None if folder is None else folder.part("tables")
+        self.records = None if folder is None else folder.folder / "records"
+        self.seeds = Seeds()
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def seed_with(self, seed: int) -> None:
+        """Make the tables' deals from now on follow ``seed`` (table k: seed, k)."""
+        self.seeds = Seeds(seed)
+
+    def new(self, setup: Setup, form: dict[str, Any], people: int, timer: float) -> FriendsTable:
+        """A new table.
+
+        Raises:
+            GameError: (503) if the server holds as many tables as it may.
+        """
+        self._expire()
+        if len(self._tables) >= self.capacity:
+            raise GameError.said("friends.server_full", 503, n=self.capacity)
+        seed = self.seeds.next()
+        table = FriendsTable(secrets.token_urlsafe(12), setup, form, seed, people, timer,
+                             self.clock)  # fmt: skip
+        self._tables[table.id] = (table, self.clock())
+        return table
+
+    def get(self, table_id: str) -> FriendsTable:
+        """The table of an id (its clock restarted).
+
+        Raises:
+            GameError: (404) for an id that is unknown, forged or expired.
+        """
+        entry = self._tables.get(table_id)
+        now = self.clock()
+        if entry is None or now - entry[1] > self.ttl:
+            if self._tables.pop(table_id, None) is not None and self.folder is not None:
+                self.folder.remove(table_id)
+            raise GameError.said("friends.unknown_table", 404)
+        self._tables[table_id] = (entry[0], now)
+        return entry[0]
+
+    def tables(self) -> list[FriendsTable]:
+        return [table for table, _ in self._tables.values()]
+
+    def save(self, table: FriendsTable) -> None:
+        """Keep the table on disk and write its finished hands' records, if there is a folder."""
+        if self.folder is None or self.records is None:
+            return
+        self.folder.save(table.id, table.saved())
+        game = table.game
+        if game is not None and game.records:  # a match's file, rewritten whole (atomically)
+            self.records.mkdir(exist_ok=True)
+            with atomic_output(self.records / f"{game.id}.jsonl") as f:
+                f.write(game.records_jsonl())
+
+    def restore(self, setup: Callable[[object, object], Setup]) -> int:
+        """Take up the tables of the folder; returns how many."""
+        if self.folder is None:
+            return 0
+        clock = self.clock
+
+        def rebuild(data: dict[str, Any]) -> FriendsTable:
+            return FriendsTable.restore(data, setup(data["form"], data.get("overrides")), clock)
+
+        tables = self.folder.load(self.ttl, rebuild)
+        now = self.clock()
+        for table, age in tables:
+            table.changed = now  # the timer starts again with the server
+            self._tables[table.id] = (table, now - age)
+        return len(tables)
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for table_id in [t for t, (_, seen) in self._tables.items() if now - seen > self.ttl]:
+            del self._tables[table_id]
+            if self.folder is not None:
+                self.folder.remove(table_id)
