@@ -68,18 +68,25 @@ def cards_in(value: Any, language: Language) -> set[str]:
     return found
 
 
-def knowable(record: dict[str, Any], seat: int) -> set[str]:
-    """The cards ``seat`` may know in the hand of ``record``: its hands (as dealt, and the new
-    one of an exchange), every card played face up, and the stock's turned-up bottom card."""
+def knowable(record: dict[str, Any], seat: int, played: int) -> set[str]:
+    """The cards ``seat`` may know in the hand of ``record`` once ``played`` cards are down:
+    its hands (as dealt, and the new one of an exchange), every card played face up so far,
+    and the stock's bottom card once it is turned up (as trick H - 1 starts)."""
     parsed = parse_record(record)
     rules = parsed.rules
-    name = rules.card_name
     mine = set(parsed.hands[seat]) | set(parsed.exchanges[seat] or ())
     down = set(parsed.face_down or ())
-    known = mine | {card for k, card in enumerate(parsed.plays) if k not in down}
-    if rules.reveal_stock_bottom and parsed.stock:
+    known = mine | {card for k, card in enumerate(parsed.plays[:played]) if k not in down}
+    turned_up = played >= (rules.hand_size - 2) * rules.players
+    if rules.reveal_stock_bottom and parsed.stock and turned_up:
         known.add(parsed.stock[-1])
-    return {name(c) for c in known}
+    return {rules.card_name(c) for c in known}
+
+
+def played_in(view: dict[str, Any]) -> int:
+    """How many cards are down in the hand of a view (each seat's plays; counts say nothing of
+    which cards)."""
+    return sum(len(seat["played"]) for seat in view["seats"])
 
 
 def records_of(state: Path, table: str) -> dict[str, list[dict[str, Any]]]:
@@ -107,7 +114,7 @@ def check_no_leak(crowd, matches: dict[str, list[dict[str, Any]]], language: Lan
             for key in STATIC:
                 assert view.pop(key) == static[key]
             hand = view["hand_number"]
-            allowed = knowable(matches[view["game"]][hand - 1], person.seat)
+            allowed = knowable(matches[view["game"]][hand - 1], person.seat, played_in(view))
             leaked = cards_in(view, language) - allowed
             assert not leaked, (f"seat {person.seat} was sent {sorted(leaked)} in hand {hand}, "
                                 f"turn {view['turn']}")  # fmt: skip
@@ -145,6 +152,29 @@ def test_a_whole_match_sends_each_seat_only_cards_it_may_know(server, form, peop
         assert all(s == {"bot": "random"} for s in record["seats"][people:])
     if form["variant"] != "spar":  # the face-down variants did lay cards face down
         assert sum(len(r.get("face_down", [])) for r in records) > 0
+
+
+def test_the_check_finds_a_card_of_another_hand_planted_in_a_message(server):
+    url, state = server
+    table, crowd = seat_people(url, {"variant": "spar", "players": 3, "end": "target:5"}, 2)
+    try:
+        play_out(crowd)
+    finally:
+        for person in crowd:
+            person.socket.close()
+    matches = records_of(state, table)
+    check_no_leak(crowd, matches, "en")  # as sent: nothing to find
+    record = matches[f"{table}-0"][0]
+    message = next(m for m in crowd[0].messages
+                   if m["type"] == "view" and m["view"]["phase"] == "play")  # fmt: skip
+    unplayed = record["hands"][1][-1]  # seat 1's card, not yet played in the hand's first view
+    planted = json.loads(json.dumps(message))
+    planted["view"]["events"].append(
+        f"seat 1 holds {unplayed[:-1]}{'♣♦♥♠'['CDHS'.index(unplayed[-1])]}"
+    )
+    crowd[0].messages.append(planted)
+    with pytest.raises(AssertionError, match=unplayed):
+        check_no_leak(crowd, matches, "en")
 
 
 def test_the_exchange_and_the_turned_up_stock_card_stay_hidden_over_two_matches(
