@@ -4,6 +4,7 @@
     python benchmarks/train_speed.py --updates 20 --sb3-steps 8192
     python benchmarks/train_speed.py --overlap --no-sb3 --rounds 3   # overlap against none
     python benchmarks/train_speed.py --device cpu --device cuda --no-sb3   # a GPU beside the CPU
+    python benchmarks/train_speed.py --overlap --no-sb3 --rounds 3 --record speed.train.overlap
 
 Both learners train on 4-player ``spar`` and count learner decisions per
 second end to end (rollout and update together, TensorBoard's
@@ -24,13 +25,16 @@ the default mix with ``rollout.overlap`` (the next rollout in a worker process
 while the update runs; the learner keeps ``--threads`` less the worker's one)
 and prints its ratio to the default mix; each
 ``--device`` runs ours on that ``run.device`` (``--no-sb3`` leaves MaskablePPO
-out).
+out). ``--record NAME`` writes the overlap's ratio to that entry of ``benchmarks/results/``
+(:mod:`figures`), with the machine's load average as the run ends: the ratio moves with the
+load (``benchmarks/NOTEBOOK.md``).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +45,9 @@ import torch
 import spar_env  # noqa: F401  (registers spar_env/Spar-v0)
 import spar_train
 from spar_train.config import default_config_path, load_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import add_record_option, record  # noqa: E402
 
 
 def ours(updates: int, mix: str | None, threads: int, *more: str) -> dict[str, float]:
@@ -84,7 +91,10 @@ def main() -> None:
     parser.add_argument("--device", action="append", default=None,
                         help="run.device of ours (repeat for several; default: the config's)")  # fmt: skip
     parser.add_argument("--no-sb3", action="store_true", help="leave MaskablePPO out")
+    add_record_option(parser)
     args = parser.parse_args()
+    if args.record and not args.overlap:
+        parser.error("--record writes the overlap's ratio: give --overlap too")
     devices = args.device or [None]
     runs: dict[str, tuple[str | None, list[str]]] = {}  # row -> (pool mix, overrides)
     for device in devices:
@@ -128,6 +138,8 @@ def main() -> None:
             base = name.replace(", overlap", "")
             ratio = statistics.median(rows[name]) / statistics.median(rows[base])
             print(f"{name} / {base}: {ratio:.2f}x (medians of {args.rounds} rounds)")
+            if args.record and name == "default mix, overlap":
+                record(args.record, round(ratio, 2), None, decimals=2, unit="×")
 
 
 if __name__ == "__main__":

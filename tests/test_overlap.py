@@ -184,3 +184,74 @@ def test_a_killed_rollout_worker_stops_the_run_in_one_line(tmp_path: Path) -> No
     assert child.returncode == 1
     assert err.splitlines() == ["spar train: error: the rollout process died (exit code -9); "
                                 "resume the run from its last checkpoint"]  # fmt: skip
+
+
+# What the worker process must not import: the run around the rollouts (the loop, the warm start
+# and its onnx, the checkpoints, the evaluation, TensorBoard). The package's eager imports
+# once brought them all in, most of a second more CPU at each worker's start.
+RUN_ONLY = ("spar_train.ppo.loop", "spar_train.ppo.warm_start", "spar_train.ppo.checkpoint",
+            "spar_train.ppo.evaluation", "spar_train.evaluate", "onnx",
+            "torch.utils.tensorboard")  # fmt: skip
+PROBE = """\
+import importlib, json, pickle, sys
+importlib.import_module(sys.argv[1])  # as serve_on's command line does
+with open(sys.argv[2], "rb") as f:
+    make_worker, weights = pickle.load(f)
+worker = make_worker()
+worker.collect(weights, {"self": 0.5, "heuristic": 0.5}, 1, None, 1, None)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_worker_process_imports_the_rollout_and_not_the_run(tmp_path: Path) -> None:
+    import json
+    import pickle
+    import subprocess
+    import sys
+
+    from spar_train.ppo.sources.pools import weights_of
+    from spar_train.ppo.wrappers.overlap import worker_maker
+    from spar_train.ppo.wrappers.worker import serve_on
+
+    config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
+    mix = game_mix(config)
+    blob = tmp_path / "worker.pkl"  # written here, read by the probe: no user file
+    blob.write_bytes(pickle.dumps((worker_maker(config, mix, "float32"),
+                                   weights_of(build_model(config, mix)))))  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", PROBE, serve_on.__module__, str(blob)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(json.loads(done.stdout))
+    assert {"spar_train.ppo.sources.mix", "spar_train.ppo.sources.batch"} <= loaded  # it played
+    assert sorted(loaded.intersection(RUN_ONLY)) == []
+
+
+def test_each_update_sends_the_next_rollout_before_it_learns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order of a run's calls, not their times: the next rollout leaves for the worker
+    (with one copy of the weights) before the update on this one begins, so the two overlap;
+    the last update sends none."""
+    import spar_train.ppo.loop as loop
+    from spar_train.ppo.wrappers import overlap
+
+    events: list[str] = []
+
+    def heard(name: str, inner):
+        def call(*args, **kwargs):
+            events.append(name)
+            return inner(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(overlap, "weights_of", heard("copy", overlap.weights_of))
+    for method in ("submit", "gather"):
+        monkeypatch.setattr(overlap.OverlapSource, method,
+                            heard(method, getattr(overlap.OverlapSource, method)))  # fmt: skip
+    monkeypatch.setattr(loop, "learn", heard("learn", loop.learn))
+    config = load_config(TINY, ["rollout.overlap=true", "run.updates=3", "warmstart.updates=0",
+                                "rollout.games=32", "eval.every=3", "eval.deals=10"])  # fmt: skip
+    assert train(config, tmp_path).counters.update == 3
+    sent = ["submit", "copy"]
+    assert events == [*sent, "gather", *sent, "learn", "gather", *sent, "learn", "gather",
+                      "learn"]  # fmt: skip

@@ -38,11 +38,37 @@ module                                    what it holds
 ========================================  =====================================================
 
 A new training feature is a source, a wrapper, a loss term or a hook.
+
+The names below are imported on first use: the overlap's worker process imports
+:mod:`~spar_train.ppo.wrappers.worker` and the sources alone, never the loop, the warm start
+(onnx), the checkpoints or the evaluation, which would add most of a second to its start.
 """
 
-from spar_train.ppo.checkpoint import has_checkpoint
-from spar_train.ppo.learn import ppo_settings, to_batch
-from spar_train.ppo.loop import train
-from spar_train.ppo.parts import Counters, RunResult
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spar_train.ppo.checkpoint import has_checkpoint
+    from spar_train.ppo.learn import ppo_settings, to_batch
+    from spar_train.ppo.loop import train
+    from spar_train.ppo.parts import Counters, RunResult
 
 __all__ = ["Counters", "RunResult", "has_checkpoint", "ppo_settings", "to_batch", "train"]
+
+_HOMES = {  # each name of __all__: the module that holds it
+    "Counters": "parts",
+    "RunResult": "parts",
+    "has_checkpoint": "checkpoint",
+    "ppo_settings": "learn",
+    "to_batch": "learn",
+    "train": "loop",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)

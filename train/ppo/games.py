@@ -69,7 +69,6 @@ from spar_env.observation.universal import (
     view_for,
 )
 from spar_env.rules import Ruleset, make_rules
-from spar_train.ppo.evaluation import evaluate_each_game, evaluate_learner
 from spar_train.sections import Config, ConfigError, rules_of
 
 MIX_KEYS = ("variant", "players", "options", "weight")
@@ -178,6 +177,8 @@ class GameMix:
         self, config: Config, model: ActorCritic, writer: Any, step: int
     ) -> dict[str, dict[str, float]]:
         """Every game against every eval opponent, then the mean over games, by opponent."""
+        from spar_train.ppo.evaluation import evaluate_each_game  # not in a rollout worker
+
         return evaluate_each_game(
             config, [(g.name, g.rules) for g in self.games], model, writer, step
         )
@@ -226,6 +227,8 @@ class OwnGame(GameMix):
         self, config: Config, model: ActorCritic, writer: Any, step: int
     ) -> dict[str, dict[str, float]]:
         """The game against every eval opponent (and ``pimc`` when due), with its skills."""
+        from spar_train.ppo.evaluation import evaluate_learner  # not in a rollout worker
+
         return evaluate_learner(config, self.home, model, writer, step)
 
     def check_checkpoint(self, saved: dict[str, Any], config: Config) -> None:

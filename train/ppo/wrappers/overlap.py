@@ -173,7 +173,12 @@ def _same(a: list, b: list) -> bool:
 def overlap_source(config: Config, mix: GameMix, precision: Precision) -> OverlapSource:
     """The run's source in a worker process; its worker plays on the CPU, in ``precision``
     (``rollout.precision`` resolved there)."""
+    return OverlapSource(worker_maker(config, mix, precision), mix, reward_scale(config, mix.home))
+
+
+def worker_maker(config: Config, mix: GameMix, precision: Precision) -> Callable[[], RolloutWorker]:
+    """What builds the overlap's worker in its process (picklable): the run's whole source,
+    the run's seed, ``rollout.overlap_threads`` torch threads."""
     make_source = mix_source(mix, config, precision=precision)
-    make_worker = partial(RolloutWorker, make_source, config.run.seed, 0,
-                          partial(build_model, config, mix), config.rollout.overlap_threads)  # fmt: skip
-    return OverlapSource(make_worker, mix, reward_scale(config, mix.home))
+    return partial(RolloutWorker, make_source, config.run.seed, 0,
+                   partial(build_model, config, mix), config.rollout.overlap_threads)  # fmt: skip
