@@ -39,17 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import serving
 from figures import add_record_option, record
-from serving import (
-    Connection,
-    cpu_seconds,
-    free_port,
-    more_files,
-    pin,
-    spread,
-    start_server,
-    stop_server,
-)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -100,12 +91,12 @@ class Person:
         self.closing = False
 
 
+@dataclass
 class Table:
-    def __init__(self, table_id: str) -> None:
-        self.id = table_id
-        self.people: list[Person] = []
-        self.actions: list[Action] = []  # in the order sent
-        self.moves = 0
+    id: str
+    people: list[Person] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)  # in the order sent
+    moves: int = 0  # moves sent
 
 
 class Run:
@@ -216,7 +207,7 @@ class Run:
 
 async def seat_table(host: str, port: int, form: dict[str, Any], number: int) -> list[str]:
     """Make a table and seat its people, each from an address of their own: the keys."""
-    client = Connection(host, port)
+    client = serving.Connection(host, port)
     keys: list[str] = []
     try:
         for seat in range(PEOPLE):
@@ -274,13 +265,14 @@ async def play(
                 readers.append(asyncio.create_task(run.read(person)))
             tables.append(table)
 
+    seatings = asyncio.gather(*(one(n) for n in range(args.tables)), return_exceptions=True)
     try:
-        await asyncio.wait_for(asyncio.gather(*(one(n) for n in range(args.tables))),
-                               args.time_limit)  # fmt: skip
-    except (TimeoutError, ConnectionError, OSError) as e:
-        tally.errors.append(f"seating the tables: {type(e).__name__}: {e}")
+        failed = [e for e in await asyncio.wait_for(seatings, args.time_limit) if e is not None]
+    except TimeoutError as e:
+        failed = [e]
+    tally.errors += [f"seating a table: {type(e).__name__}: {e}" for e in failed]
     seated = start = time.perf_counter()
-    cpu = {"server": cpu_seconds(server_pid), "people": time.process_time()}
+    cpu = {"server": serving.cpu_seconds(server_pid), "people": time.process_time()}
     run.go, run.stop_at = True, start + args.time_limit
     for table in tables:
         for person in table.people:
@@ -288,8 +280,8 @@ async def play(
     while time.perf_counter() < run.stop_at and any(run.playing(t) for t in tables):
         await asyncio.sleep(0.05)
     played = time.perf_counter()
-    cpu = {k: _used(v, now) for (k, v), now in
-           zip(cpu.items(), (cpu_seconds(server_pid), time.process_time()), strict=True)}  # fmt: skip
+    now = {"server": serving.cpu_seconds(server_pid), "people": time.process_time()}
+    cpu = {k: None if v is None or now[k] is None else now[k] - v for k, v in cpu.items()}
     run.stop_at = played  # no new action from now on; the last views arrive
     while run.tasks:
         await asyncio.gather(*list(run.tasks))
@@ -304,18 +296,17 @@ async def play(
                          return_exceptions=True)  # fmt: skip
     await asyncio.gather(*readers, return_exceptions=True)
     if tally.lost:
-        tally.errors.append(f"{tally.lost} views that hold a move never came")
+        tally.errors.append(f"{tally.lost} views that hold an action never came")
     return tally, {"seating": seated - began, "playing": played - start}, cpu
 
 
-def _used(before: float | None, after: float | None) -> float | None:
-    return None if before is None or after is None else after - before
-
-
-def report(args, tally: Tally, times: dict[str, float], cpu: dict[str, float | None]) -> dict:
+def report(
+    args, cores: dict[str, list[int]], tally: Tally, times: dict[str, float], cpu: dict
+) -> dict:
     """The run's figures, as JSON data."""
     wall = times["playing"]
     return {
+        "cores": cores,
         "tables": args.tables,
         "people": PEOPLE,
         "think": args.think,
@@ -328,9 +319,9 @@ def report(args, tally: Tally, times: dict[str, float], cpu: dict[str, float | N
         "new_matches": tally.sent.get("again", 0),
         "messages": tally.messages,
         "views": tally.views,
-        "latency_ms": spread(tally.latency, POINTS),
+        "latency_ms": serving.spread(tally.latency, POINTS),
         "latency_count": len(tally.latency),
-        "own_view_ms": spread(tally.own, POINTS),
+        "own_view_ms": serving.spread(tally.own, POINTS),
         "errors": len(tally.errors),
         "error_examples": tally.errors[:5],
         "out_of_order": tally.out_of_order,
@@ -360,7 +351,8 @@ def show(figures: dict) -> None:
     print(f"lost                  {f['lost']}")
     cpu = f["cpu_per_second"]
     shown = {k: "n/a" if v is None else f"{v:.2f}" for k, v in cpu.items()}
-    print(f"CPU s per s           server {shown['server']}, people {shown['people']}")
+    print(f"CPU s per s           server {shown['server']}, people {shown['people']} "
+          f"(cores: server {f['cores']['server']}, people {f['cores']['people']})")  # fmt: skip
     print(f"load average (1 min)  {f['load_average']:.1f}")
 
 
@@ -386,19 +378,26 @@ def main() -> int:
     if args.tables < 1 or args.moves < 1 or args.think < 0 or args.time_limit <= 0:
         p.error("--tables and --moves must be at least 1, --think at least 0, --time-limit above 0")
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
-    server_cores = {args.server_core} if args.server_core in cores and len(cores) > 1 else None
-    more_files()
-    server, url = start_server(args.seed, ["--port", str(free_port()), "--proxy", "127.0.0.1",
-                               "--max-tables", str(args.tables)], server_cores)  # fmt: skip
+    if len(cores) > 1 and args.server_core not in cores:
+        p.error(f"--server-core must be one of this process's cores {sorted(cores)}")
+    server_cores = {args.server_core} if len(cores) > 1 else None  # else: both share it
+    serving.more_files()
+    options = ["--port", str(serving.free_port()), "--proxy", "127.0.0.1",
+               "--max-tables", str(args.tables)]  # fmt: skip
+    server, url = serving.start_server(args.seed, options, server_cores)
     if url is None:
         return 1
     if server_cores is not None:
-        pin(cores - server_cores)
+        serving.pin(cores - server_cores)
+    pinned = {
+        "server": sorted(server_cores or cores),
+        "people": sorted(cores - (server_cores or set())),
+    }
     try:
-        figures = report(args, *asyncio.run(play(url, args, server.pid)))
+        figures = report(args, pinned, *asyncio.run(play(url, args, server.pid)))
     finally:
         with contextlib.suppress(Exception):
-            stop_server(server)
+            serving.stop_server(server)
     show(figures)
     if args.json:
         with atomic_output(args.json) as f:
