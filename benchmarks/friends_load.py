@@ -155,7 +155,8 @@ class Run:
         elif view["phase"] == "over":
             message, kind = {"do": "next", "turn": view["turn"]}, "next"
         elif view["my_turn"]:
-            message, kind = {"do": "move", "move": self.pick(person, view), "turn": view["turn"]}, "move"  # fmt: skip
+            move = self.pick(person, view)
+            message, kind = {"do": "move", "move": move, "turn": view["turn"]}, "move"
         else:
             return
         if kind != "move" and person.seat != 0:
