@@ -36,61 +36,13 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-
-SPAR = Path(sys.executable).parent / "spar"
-
-
-class Connection:
-    """One keep-alive HTTP/1.1 connection on asyncio streams: a client much lighter than the
-    server it measures (with httpx, the clients took three times the server's CPU)."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def request(self, method: str, path: str, body: object = None) -> tuple[int, dict, bytes]:
-        try:
-            return await self._request(method, path, body)
-        except (OSError, asyncio.IncompleteReadError, ConnectionError):
-            self.close()
-            raise ConnectionError(f"{method} {path}: the connection failed") from None
-
-    async def _request(self, method: str, path: str, body: object) -> tuple[int, dict, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        data = b"" if body is None else json.dumps(body).encode()
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-        )
-        self.writer.write(head.encode() + data)
-        status_line = await self.reader.readline()
-        if not status_line:
-            raise ConnectionError("the server closed the connection")
-        status = int(status_line.split()[1])
-        headers = {}
-        while (line := await self.reader.readline()) not in (b"\r\n", b""):
-            key, _, value = line.decode("latin-1").partition(":")
-            headers[key.strip().lower()] = value.strip()
-        content = await self.reader.readexactly(int(headers.get("content-length", 0)))
-        return status, headers, content
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
-
+from serving import Connection, free_port, spread, spread_text, start_server, stop_server
 
 RESTART_WAIT = 180.0  # seconds a client keeps trying to reach a server that restarts
 
@@ -310,36 +262,6 @@ def main() -> int:
         return report(args, tallies, wall, refused)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(seed: int, extra: list[str]) -> tuple[subprocess.Popen, str | None]:
-    """``spar serve`` with ``extra`` options: the process and its address (None: it failed);
-    the line saying how many games it took up, if it took up any, is printed."""
-    server = subprocess.Popen(
-        [SPAR, "serve", "--seed", str(seed), *extra],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )
-    line = server.stdout.readline()
-    if "taken up" in line:
-        print(line.strip())
-        line = server.stdout.readline()
-    if "the table is at" not in line:
-        print(f"the server did not start: {line!r}", file=sys.stderr)
-        return server, None
-    return server, line.split()[6]
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    server.send_signal(signal.SIGINT)
-    server.wait(timeout=120)
-
-
 def report(args, tallies: dict[str, Tally], wall: float, refused=()) -> int:
     counts = {args.opponents: args.games, "search": args.search_games}
     lineup = " + ".join(f"{counts[name]} vs {name}" for name in tallies)
@@ -347,7 +269,6 @@ def report(args, tallies: dict[str, Tally], wall: float, refused=()) -> int:
           f"think {args.think} s")  # fmt: skip
     bad = 0
     for name, tally in tallies.items():
-        moves = np.array(tally.moves) * 1000
         print(f"[{name}]")
         print(f"completed             {tally.completed} ({tally.hands} hands) in {wall:.1f} s")
         print(f"unfinished            {tally.unfinished}")
@@ -355,23 +276,20 @@ def report(args, tallies: dict[str, Tally], wall: float, refused=()) -> int:
         print(f"lost or mixed up      {len(tally.mixed)}")
         if tally.retried:
             print(f"moves sent again      {tally.retried} (across the restart)")
-        if len(moves):
-            print(f"moves                 {len(moves)} ({len(moves) / wall:.0f}/s)")
-            print(
-                f"move p50 / p99 / max  {np.percentile(moves, 50):.1f} / {np.percentile(moves, 99):.1f} / {moves.max():.1f} ms"
-            )
-            game = np.array(tally.server) * 1000
-            print(
-                f"  in the game         {np.percentile(game, 50):.1f} / {np.percentile(game, 99):.1f} / {game.max():.1f} ms (Server-Timing: waiting, the bots and the view)"
-            )
+        if tally.moves:
+            moves = len(tally.moves)
+            print(f"moves                 {moves} ({moves / wall:.0f}/s)")
+            print(f"move p50 / p99 / max  {spread_text(spread(tally.moves))}")
+            print(f"  in the game         {spread_text(spread(tally.server))} "
+                  "(Server-Timing: waiting, the bots and the view)")  # fmt: skip
         for message in (tally.errors + tally.mixed)[:5]:
             print("  ", message)
         bad += len(tally.errors) + len(tally.mixed) + tally.unfinished
     if refused:
         statuses = sorted({status for status, _ in refused})
-        times = np.array([t for _, t in refused]) * 1000
+        times = spread([t for _, t in refused], (50,))
         print(f"past the cap          {len(refused)} new games: statuses {statuses}, "
-              f"p50 / max {np.percentile(times, 50):.1f} / {times.max():.1f} ms")  # fmt: skip
+              f"p50 / max {spread_text(times)}")  # fmt: skip
         bad += sum(status != 503 for status, _ in refused)
     print(f"load average (1 min)  {os.getloadavg()[0]:.1f}")
     return 0 if not bad else 1
