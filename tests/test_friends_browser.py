@@ -9,7 +9,9 @@ friend closes its page mid-hand and comes back through its seat link on another 
 (its hand as it was, its turn still its turn); the maker waits past the turn timer and both
 pages say that the bot played for them. Neither page ever shows the other's cards in its
 hand, the hints, the reviews and the records are not offered, and the hand's record says who
-sat where. At the match's end, "Play another match" deals a new one.
+sat where. At the match's end, "Play another match" deals a new one. And a page whose server
+stops says so, tries again with a growing wait, and carries on once the server, started again
+on its --state folder, takes the table up.
 
 The pages run under the server's own Content-Security-Policy (no ``bypass_csp``), so the
 WebSocket is checked against it too. ``SPAR_DOCS_SHOTS=1`` also writes the manual's screenshots
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import time
 
 import pytest
@@ -147,6 +150,7 @@ def test_two_people_and_two_bots_play_a_hand_through_their_pages(browser, server
     invitation = page.input_value("#invite-link")
     table = re.fullmatch(re.escape(url) + r"#table=([\w-]+)", invitation)[1]
     assert page.url == invitation  # the address bar holds no key: it can be shared
+    assert "reaches this machine only" in page.inner_text("#invite-note")  # at 127.0.0.1
     seat_link = page.input_value("#seat-link")
     assert seat_link.startswith(invitation + "&key=")
     assert page.locator("#seat-link-box").is_visible() and page.is_visible("#start-now")
@@ -171,7 +175,9 @@ def test_two_people_and_two_bots_play_a_hand_through_their_pages(browser, server
     assert fpage.is_hidden("#start-now")  # only the maker starts early
     page.wait_for_selector("#lobby-seats li[data-seat='1']:has-text('Kofi')", timeout=WAIT)
     assert seat_texts(page)[2] == "seat 2 free"
-    page.locator("#invite-link").blur()
+    page.locator("#invite-link").evaluate(
+        "(link) => { link.setSelectionRange(0, 0); link.blur(); }"
+    )
     keep_shot(page, "friends-lobby.png")
     page.click("#start-now")
 
@@ -263,3 +269,44 @@ def test_two_people_and_two_bots_play_a_hand_through_their_pages(browser, server
     for person in people.values():
         person.close()
         assert not person.errors, person.errors
+
+
+def test_a_page_whose_server_restarts_connects_again_and_carries_on(browser, tmp_path):
+    """The connection drops (the server stops); the page says so and tries again, waiting
+    longer each time, until the server, started again on its --state folder, sends the table
+    as it was."""
+    with socket.socket() as probe:  # a free port, for the server and its restart
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    options = ("--state", str(tmp_path), "--port", port, "--set", "end=one_hand")
+    process, url = serve(*options)
+    try:
+        maker = Person(browser, url, DESK, "en-GB")
+        page = maker.page
+        page.click("#friends summary")
+        page.select_option("#players", "3")
+        page.select_option("#opponents", "random")
+        page.fill("#my-name", "Ama")
+        page.click("#make-table")
+        page.wait_for_selector("#start-now:not([hidden])", timeout=WAIT)
+        page.click("#start-now")
+        page.wait_for_selector("#table:not([hidden])", timeout=WAIT)
+        if maker.my_turn():
+            click_card(maker)
+        before, hand = maker.turn(), maker.hand()
+    finally:
+        stop(process)
+    lost = "#message:has-text('the connection to the table was lost: trying again in {} s')"
+    page.wait_for_selector(lost.format(1), timeout=WAIT)
+    page.wait_for_selector(lost.format(2), timeout=WAIT)  # a longer wait after each try
+    process, _ = serve(*options)
+    try:
+        page.wait_for_selector("#message:empty", timeout=3 * WAIT)  # the view came again
+        assert maker.turn() == before and maker.hand() == hand
+        until(maker.my_turn, "the maker's turn")  # the bot moved; the maker plays on
+        click_card(maker)
+        maker.close()
+        refused = [e for e in maker.errors if "ERR_CONNECTION_REFUSED" in e]  # the tries
+        assert refused and len(refused) == len(maker.errors), maker.errors
+    finally:
+        stop(process)

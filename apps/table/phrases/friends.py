@@ -121,6 +121,12 @@ MESSAGES = {
         "en": "The invitation: send this link to your friends",
         "fr": "L'invitation : envoyez ce lien à vos amis",
     },
+    "friends.loopback": {
+        "en": "This address reaches this machine only: for friends elsewhere, open the page "
+        "at an address they can reach (spar serve --host 0.0.0.0).",
+        "fr": "Cette adresse ne mène qu'à cette machine : pour des amis ailleurs, ouvrez la "
+        "page à une adresse qu'ils peuvent joindre (spar serve --host 0.0.0.0).",
+    },
     "friends.copy": {"en": "Copy", "fr": "Copier"},
     "friends.copied": {"en": "Copied", "fr": "Copié"},
     "friends.your_link": {

@@ -16,6 +16,7 @@ const RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000]; // waits before connectin
 const BAD_KEY = 4403; // the server closed: this key holds no seat there...
 const NO_TABLE = 4404; // ...there is no such table...
 const ELSEWHERE = 4409; // ...or the seat was opened in more tabs than it may hold
+const LOOPBACK = /^(localhost|127\.[\d.]+|\[::1\])$/; // an address only this machine reaches
 
 const seat = {
   table: null, // the table's id (an invitation's, before a seat is taken)
@@ -110,6 +111,7 @@ async function invite(table) {
   // The invitation: who invites, to what game, the seats; a name to type and a seat to take.
   disconnect();
   live = null;
+  game = null;
   Object.assign(seat, { table, key: null });
   showLobby();
   clearLobby();
@@ -314,6 +316,7 @@ function drawLobby(info) {
   $("lobby-note").textContent = note;
   $("invite-row").hidden = !seated || info.free === 0;
   $("invite-link").value = invitation(info.table);
+  $("invite-note").hidden = !LOOPBACK.test(location.hostname);
   $("start-now").hidden = !(seated && info.you === 0 && !info.started);
 }
 
