@@ -223,9 +223,9 @@ function act(what, body) {
   // A move, the next hand, the early start or another match: {do: what, ...body}.
   tell("");
   const socket = seat.socket;
-  if (!socket || socket.readyState !== WebSocket.OPEN) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) {  // connecting, or coming back
     busy = false;
-    if (!seat.lost && live) connect();
+    if (!socket && !seat.lost) connect();  // let go to another tab: this one takes it back
     return;
   }
   socket.send(JSON.stringify({ do: what, ...(body || {}) }));
