@@ -44,3 +44,20 @@ def test_the_locale_and_the_browser_header_choose_the_language() -> None:
     assert messages.language_of_header("en;q=0.4,fr;q=0.9") == "fr"
     assert messages.language_of_header("de,x;q=bad") == "en"
     assert messages.language_of_header(None) == "en"
+
+
+def test_every_key_the_page_names_is_in_the_table() -> None:
+    """The page's files name messages as ``data-msg="KEY"`` and ``t("KEY"...)``: each is in
+    the table (a counted one as ``KEY.one`` and ``KEY.other``), so no key shows as itself."""
+    import re
+    from importlib import resources
+
+    static = resources.files("spar_apps.web") / "static"
+    named: set[str] = set()
+    for name in ("index.html", "table.js", "friends.js"):
+        text = (static / name).read_text(encoding="utf-8")
+        named |= set(re.findall(r'data-msg="([\w.]+)"', text))
+        named |= set(re.findall(r'\bt\("([\w.]+)"[,)]', text))
+    assert {"friends.copy", "friends.clock.you", "page.start"} <= named  # it finds them
+    missing = {k for k in named if k not in MESSAGES and f"{k}.one" not in MESSAGES}
+    assert not missing, sorted(missing)

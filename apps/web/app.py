@@ -6,7 +6,8 @@ and a :class:`~spar_apps.web.store.GameStore`, whose handlers are the methods of
 request                                     answer
 ==========================================  ======================================
 ``GET /``                                   the page (``static/index.html``)
-``GET /static/table.css``, ``table.js``     the page's style and script
+``GET /static/table.css``, ``table.js``     the page's style and scripts (``friends.js``: the
+                                            tables of friends)
 ``GET /static/favicon.svg``                 the page's icon
 ``GET /favicon.ico``                        the same icon, for clients that ask for it
 ``GET /api/messages``                       the page's message catalogue (``messages``)
@@ -92,6 +93,7 @@ STATIC = {
     "index.html": "text/html",
     "table.css": "text/css",
     "table.js": "text/javascript",
+    "friends.js": "text/javascript",
     "favicon.svg": "image/svg+xml",
 }
 

@@ -4,8 +4,10 @@ seat for everything live (:class:`FriendsRoutes`, part of :class:`~spar_apps.web
 ==========================================  ==========================================
 request                                     answer
 ==========================================  ==========================================
-``POST /api/tables`` (the form + ``people``,  the table (201): ``table``, the maker's
-``timer``, ``name``)                          ``seat`` and ``key``, and its ``info``
+``POST /api/tables``                        the form of a new game with ``people``,
+                                            ``timer`` and ``name``: the table (201),
+                                            ``table``, the maker's ``seat`` and ``key``,
+                                            and its ``info``
 ``GET /api/tables/{id}``                    the table's public ``info``: the game and
                                             who sits where (an invitation's page)
 ``POST /api/tables/{id}/seats``             ``{"name": "Kofi"}``: a free seat (201):

@@ -74,4 +74,90 @@ MESSAGES = {
         "en": "say which seat you hold first: send its key",
         "fr": "dites d'abord quelle place vous tenez : envoyez sa clé",
     },
+    # ----- the page of a table of friends (friends.js) -----------------------------------
+    "friends.title": {"en": "Play with friends", "fr": "Jouer avec des amis"},
+    "friends.help": {
+        "en": "The game chosen above, with friends: each opens the link you send them in "
+        "their own browser, and the bots play the other seats.",
+        "fr": "Le jeu choisi ci-dessus, avec des amis : chacun ouvre dans son navigateur le "
+        "lien que vous lui envoyez, et les bots jouent les autres sièges.",
+    },
+    "friends.people": {"en": "People at the table", "fr": "Personnes à la table"},
+    "friends.timer": {"en": "Time for a move", "fr": "Temps par coup"},
+    "friends.seconds": {"en": "{n} s", "fr": "{n} s"},
+    "friends.name": {"en": "Your name", "fr": "Votre nom"},
+    "friends.make": {"en": "Make the table", "fr": "Créer la table"},
+    "friends.head": {
+        "en": "A table of friends: {game}, {players} players",
+        "fr": "Une table d'amis : {game}, {players} joueurs",
+    },
+    "friends.about": {
+        "en": "{people} people and the bots ({lineup}); {timer} s for a move, then the bot "
+        "plays for whoever is away",
+        "fr": "{people} personnes et les bots ({lineup}) ; {timer} s par coup, puis le bot "
+        "joue pour qui est absent",
+    },
+    "friends.invited": {
+        "en": "{name} invites you to this table",
+        "fr": "{name} vous invite à cette table",
+    },
+    "friends.invited_anonymous": {
+        "en": "You are invited to this table",
+        "fr": "Vous êtes invité à cette table",
+    },
+    "friends.take": {"en": "Take a seat", "fr": "Prendre une place"},
+    "friends.seat.free": {"en": "free", "fr": "libre"},
+    "friends.seat.bot": {"en": "a bot", "fr": "un bot"},
+    "friends.seat.friend": {"en": "a friend", "fr": "un ami"},
+    "friends.seat.you": {"en": "{name} (you)", "fr": "{name} (vous)"},
+    "friends.waiting_for.one": {"en": "Waiting for {n} friend.", "fr": "On attend {n} ami."},
+    "friends.waiting_for.other": {"en": "Waiting for {n} friends.", "fr": "On attend {n} amis."},
+    "friends.start_note": {
+        "en": "Start now, and the bots take the free seats for this match.",
+        "fr": "Commencez maintenant, et les bots prennent les places libres pour cette partie.",
+    },
+    "friends.start": {"en": "Start now", "fr": "Commencer maintenant"},
+    "friends.invitation": {
+        "en": "The invitation: send this link to your friends",
+        "fr": "L'invitation : envoyez ce lien à vos amis",
+    },
+    "friends.loopback": {
+        "en": "This address reaches this machine only: for friends elsewhere, open the page "
+        "at an address they can reach (spar serve --host 0.0.0.0).",
+        "fr": "Cette adresse ne mène qu'à cette machine : pour des amis ailleurs, ouvrez la "
+        "page à une adresse qu'ils peuvent joindre (spar serve --host 0.0.0.0).",
+    },
+    "friends.copy": {"en": "Copy", "fr": "Copier"},
+    "friends.copied": {"en": "Copied", "fr": "Copié"},
+    "friends.your_link": {
+        "en": "Your own link to come back to your seat",
+        "fr": "Votre lien à vous pour revenir à votre place",
+    },
+    "friends.your_link_help": {
+        "en": "Keep it to yourself: it opens your seat after a closed tab or a reload, on this "
+        "device or another.",
+        "fr": "Gardez-le pour vous : il rouvre votre place après un onglet fermé ou un "
+        "rechargement, sur cet appareil ou un autre.",
+    },
+    "friends.lineup": {
+        "en": "a table of friends; the bots: {lineup}",
+        "fr": "une table d'amis ; les bots : {lineup}",
+    },
+    "friends.clock.you": {"en": "your turn: {n} s left", "fr": "à vous : encore {n} s"},
+    "friends.clock.other": {
+        "en": "{who} to play: {n} s left",
+        "fr": "à jouer : {who}, encore {n} s",
+    },
+    "friends.clock.next": {"en": "the next hand in {n} s", "fr": "main suivante dans {n} s"},
+    "friends.again": {"en": "Play another match", "fr": "Jouer une autre partie"},
+    "friends.lost": {
+        "en": "the connection to the table was lost: trying again in {n} s",
+        "fr": "la connexion à la table est perdue : nouvel essai dans {n} s",
+    },
+    "friends.elsewhere": {
+        "en": "your seat was opened in another tab or device: this page let it go (open your "
+        "link to take it back)",
+        "fr": "votre place a été ouverte dans un autre onglet ou appareil : cette page l'a "
+        "laissée (ouvrez votre lien pour la reprendre)",
+    },
 }

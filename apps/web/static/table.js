@@ -5,6 +5,8 @@
 // (GET /api/messages) fills the labels and templates, and the views carry their sentences
 // already said. The language follows the browser unless the player picks one (kept in
 // localStorage), and every request names it (?lang=).
+// At a table of friends (friends.js) the views come over the table's WebSocket instead, and
+// show() draws them the same; the moves go back over it (`live`, below).
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -23,6 +25,11 @@ let pauseTimer = null;
 let review = null; // the review of the hand just over, as the server sent it
 let reviewAt = 0; // the trick shown, from 0
 const SAVED_GAME = "spar-game"; // this tab's game id, in sessionStorage
+// While the tab sits at a table of friends, friends.js sets `live`, the table's connection:
+// act(what, body) sends a move or the next hand ({do: what, ...body}), language() asks for
+// the views in the page's language, leave() ends the connection. null: a game of one's own.
+let live = null;
+let loaded = null; // the catalogue and the offer, once loaded (friends.js waits for them too)
 
 const $ = (id) => document.getElementById(id);
 
@@ -122,6 +129,7 @@ async function loadMessages() {
   $("duplicate-seed").placeholder = t("duplicate.form.empty");
   fillSelect($("lang"), Object.entries(answer.languages), lang);
   fillSelect($("pace"), Object.keys(PACES).map((p) => [p, t("page.pace." + p)]), pace());
+  document.dispatchEvent(new Event("spar:messages"));  // friends.js says its own texts again
 }
 
 async function switchLanguage() {
@@ -129,7 +137,8 @@ async function switchLanguage() {
   localStorage.setItem("spar-lang", lang);
   await loadMessages();
   await loadOffer();
-  if (game) show(await call("GET", `/api/games/${game.game}`));
+  if (live) live.language();
+  else if (game) show(await call("GET", `/api/games/${game.game}`));
   if (!$("review").hidden) await openReview();  // the review again, said in the new language
   if ($("rules").open) await readRules();
 }
@@ -187,6 +196,7 @@ function formValues() {
 async function newGame(event) {
   event.preventDefault();
   lastAction = null;  // a new game takes no focus: on a phone, no keyboard over the cards
+  if (live) live.leave();  // a game of one's own: the table of friends keeps the seat
   $("form-message").textContent = "";
   try {
     show(await call("POST", "/api/games", formValues()));
@@ -216,6 +226,10 @@ async function send(path, body, from) {
   if (busy || !game) return;
   busy = true;
   lastAction = from;
+  if (live) {  // at a table of friends: over its WebSocket; the next view sets busy back
+    live.act(path, { ...body, turn: game.turn });
+    return;
+  }
   try {
     show(await call("POST", `/api/games/${game.game}/${path}`, { ...body, turn: game.turn }));
     say(game.warning || "");  // a change the server could not save goes on in memory
@@ -254,7 +268,8 @@ async function refreshHint() {
 // ----- drawing the table ---------------------------------------------------------------
 function show(view) {
   game = view;
-  sessionStorage.setItem(SAVED_GAME, view.game);  // a reload, or a restarted server, carries on
+  // a reload, or a restarted server, carries on (a table of friends: by its seat link)
+  if (!live) sessionStorage.setItem(SAVED_GAME, view.game);
   $("welcome").hidden = true;
   $("table").hidden = false;
   document.body.classList.add("playing");
@@ -271,6 +286,7 @@ function show(view) {
   $("tagline").textContent = view.tagline;
   $("typed-label").textContent = view.typed;
   $("your-turn").hidden = !view.my_turn;
+  $("hint-switch").hidden = live !== null && !view.hint;  // none at a table of friends
   const records = $("records");
   records.hidden = view.records === 0;
   records.href = withLang(`/api/games/${view.game}/records`);
@@ -649,13 +665,14 @@ document.addEventListener("DOMContentLoaded", () => {
   $("review-prev").addEventListener("click", () => stepReview(-1));
   $("review-next").addEventListener("click", () => stepReview(1));
   $("duplicate-seed").addEventListener("input", (e) => { if (e.target.value.trim()) $("duplicate").checked = true; });
-  loadMessages().then(loadOffer).then(resume).catch((e) => say(e.message));
+  loaded = loadMessages().then(loadOffer);
+  loaded.then(resume).catch((e) => say(e.message));
 });
 
 async function resume() {
   // Take up this tab's game where it was: after a reload, or after the server restarted.
   const id = sessionStorage.getItem(SAVED_GAME);
-  if (!id) return;
+  if (!id || location.hash.startsWith("#table=")) return;  // a table of friends: friends.js
   try {
     show(await call("GET", `/api/games/${encodeURIComponent(id)}`));
   } catch (e) {
