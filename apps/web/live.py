@@ -40,7 +40,8 @@ import contextlib
 import itertools
 import json
 import logging
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -52,10 +53,21 @@ from spar_apps.web.answers import json_answer, json_object, request_language
 from spar_apps.web.friends import FriendsTable, read_name, table_form
 from spar_apps.web.friends_store import FriendsTables
 from spar_apps.web.game_store import GameError
-from spar_apps.web.limits import LimitError, RateLimiter, read_json
+from spar_apps.web.limits import LimitError, Limits, RateLimiter, read_json
+from spar_apps.web.lobby import Lobby
 
-if TYPE_CHECKING:
-    from spar_apps.web.app import TableApp
+
+class TableApp(Protocol):
+    """What the tables of friends use of the server's :class:`~spar_apps.web.app.TableApp`
+    (named so, not imported: the app imports this module)."""
+
+    lobby: Lobby
+    limits: Limits
+    new_games: RateLimiter
+    per_game: RateLimiter
+
+    async def _off_loop(self, work: Callable[[], T], searching: bool = False) -> T: ...
+
 
 LOG = logging.getLogger("spar.serve")
 T = TypeVar("T")
