@@ -96,6 +96,18 @@ def records_of(state: Path, table: str) -> dict[str, list[dict[str, Any]]]:
     return {f.stem: [json.loads(line) for line in f.read_text().splitlines()] for f in files}
 
 
+def played(url: str, form: dict[str, Any], people: int, matches: int = 1, language="en"):
+    """A table of ``form`` with ``people`` people, played to the end of ``matches`` matches,
+    its connections closed: the table id and the people, their messages kept."""
+    table, crowd = seat_people(url, form, people, language)
+    try:
+        play_out(crowd, matches=matches)
+    finally:
+        for person in crowd:
+            person.socket.close()
+    return table, crowd
+
+
 def check_no_leak(crowd, matches: dict[str, list[dict[str, Any]]], language: Language) -> int:
     """Assert that no message to a seat names a card it may not know; the messages checked."""
     checked = 0
@@ -134,12 +146,7 @@ def check_no_leak(crowd, matches: dict[str, list[dict[str, Any]]], language: Lan
 )
 def test_a_whole_match_sends_each_seat_only_cards_it_may_know(server, form, people, language):
     url, state = server
-    table, crowd = seat_people(url, form, people, language)
-    try:
-        play_out(crowd)
-    finally:
-        for person in crowd:
-            person.socket.close()
+    table, crowd = played(url, form, people, language=language)
     matches = records_of(state, table)
     (records,) = matches.values()
     assert len(records) == crowd[0].view["hand_number"]  # every hand of the match recorded
@@ -156,12 +163,7 @@ def test_a_whole_match_sends_each_seat_only_cards_it_may_know(server, form, peop
 
 def test_the_check_finds_a_card_of_another_hand_planted_in_a_message(server):
     url, state = server
-    table, crowd = seat_people(url, {"variant": "spar", "players": 3, "end": "target:5"}, 2)
-    try:
-        play_out(crowd)
-    finally:
-        for person in crowd:
-            person.socket.close()
+    table, crowd = played(url, {"variant": "spar", "players": 3, "end": "target:5"}, 2)
     matches = records_of(state, table)
     check_no_leak(crowd, matches, "en")  # as sent: nothing to find
     record = matches[f"{table}-0"][0]
@@ -181,12 +183,7 @@ def test_the_exchange_and_the_turned_up_stock_card_stay_hidden_over_two_matches(
     exchange_server,
 ):
     url, state = exchange_server
-    table, crowd = seat_people(url, {"variant": "spar", "players": 4, "end": "target:5"}, 3)
-    try:
-        play_out(crowd, matches=2)
-    finally:
-        for person in crowd:
-            person.socket.close()
+    table, crowd = played(url, {"variant": "spar", "players": 4, "end": "target:5"}, 3, matches=2)
     matches = records_of(state, table)
     assert len(matches) == 2  # two matches at one table, a file each
     records = [r for match in matches.values() for r in match]
@@ -197,12 +194,7 @@ def test_the_exchange_and_the_turned_up_stock_card_stay_hidden_over_two_matches(
 
 def test_the_records_of_a_table_replay(server):
     url, state = server
-    table, crowd = seat_people(url, {"variant": "spar", "players": 2, "end": "target:5"}, 2)
-    try:
-        play_out(crowd)
-    finally:
-        for person in crowd:
-            person.socket.close()
+    table, crowd = played(url, {"variant": "spar", "players": 2, "end": "target:5"}, 2)
     files = sorted((state / "records").glob(f"{table}-*.jsonl"))
     done = subprocess.run(["spar", "replay", str(files[0])], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
