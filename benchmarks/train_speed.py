@@ -5,6 +5,7 @@
     python benchmarks/train_speed.py --overlap --no-sb3 --rounds 3   # overlap against none
     python benchmarks/train_speed.py --device cpu --device cuda --no-sb3   # a GPU beside the CPU
     python benchmarks/train_speed.py --overlap --no-sb3 --rounds 3 --record speed.train.overlap
+    python benchmarks/train_speed.py --workers auto --no-sb3 --rounds 4   # rollout workers
 
 Both learners train on 4-player ``spar`` and count learner decisions per
 second end to end (rollout and update together, TensorBoard's
@@ -23,11 +24,12 @@ The two alternate in rounds, so both see the same machine load; the ratio
 of their speeds is the figure to compare across machines. ``--overlap`` adds
 the default mix with ``rollout.overlap`` (the next rollout in a worker process
 while the update runs; the learner keeps ``--threads`` less the worker's one)
-and prints its ratio to the default mix; each
+and prints its ratio to the default mix; ``--workers N`` adds the default mix on ``N``
+rollout worker processes (``rollout.workers``, ``auto``: one a core), the same; each
 ``--device`` runs ours on that ``run.device`` (``--no-sb3`` leaves MaskablePPO
 out). ``--record NAME`` writes the overlap's ratio to that entry of ``benchmarks/results/``
 (:mod:`figures`), with the machine's load average as the run ends: the ratio moves with the
-load (``benchmarks/NOTEBOOK.md``).
+load (``benchmarks/NOTEBOOK.md``); ``--workers`` with ``--record`` writes the workers' ratio.
 """
 
 from __future__ import annotations
@@ -88,13 +90,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--overlap", action="store_true", help="also the default mix overlapped")
+    parser.add_argument("--workers", help="also the default mix on this many rollout workers")
     parser.add_argument("--device", action="append", default=None,
                         help="run.device of ours (repeat for several; default: the config's)")  # fmt: skip
     parser.add_argument("--no-sb3", action="store_true", help="leave MaskablePPO out")
     add_record_option(parser)
     args = parser.parse_args()
-    if args.record and not args.overlap:
-        parser.error("--record writes the overlap's ratio: give --overlap too")
+    if args.record and args.overlap == bool(args.workers):
+        parser.error("--record writes the ratio of the overlap or the workers: give one of them")
     devices = args.device or [None]
     runs: dict[str, tuple[str | None, list[str]]] = {}  # row -> (pool mix, overrides)
     for device in devices:
@@ -107,6 +110,9 @@ def main() -> None:
             # run slower than either alone).
             learner = f"run.threads={max(1, args.threads - 1)}"
             runs[f"default mix, overlap{tag}"] = (None, [*where, "rollout.overlap=true", learner])
+        if args.workers:
+            workers = f"rollout.workers={args.workers}"
+            runs[f"default mix, workers{tag}"] = (None, [*where, workers])
     rows: dict[str, list[float]] = {name: [] for name in [*runs, "sb3"]}
     parts: dict[str, dict[str, float]] = {}
     for r in range(args.rounds):
@@ -133,12 +139,17 @@ def main() -> None:
         print(
             f"spar train, {name:11}: {sps:>9,.0f} decisions/s{versus}   (time per update: {split})"
         )
+        if "workers" in p:  # the learner's wait on its workers, split
+            print(f"{'':>13}  the slowest worker {p['workers']:.2f} s an update, the "
+                  f"transfer {p['transfer']:.2f} s")  # fmt: skip
     for name in runs:
-        if "overlap" in name:
-            base = name.replace(", overlap", "")
+        for variant in (", overlap", ", workers"):
+            if variant not in name:
+                continue
+            base = name.replace(variant, "")
             ratio = statistics.median(rows[name]) / statistics.median(rows[base])
             print(f"{name} / {base}: {ratio:.2f}x (medians of {args.rounds} rounds)")
-            if args.record and name == "default mix, overlap":
+            if args.record and name == f"default mix{variant}":
                 record(args.record, round(ratio, 2), None, decimals=2, unit="×")
 
 

@@ -25,6 +25,7 @@ import argparse
 import os
 import statistics
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import spar_train
@@ -34,14 +35,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"single game": "ppo_spar4.toml", "universal": "ppo_universal.toml"}
 
 
-def speed(config_file: str, updates: int, threads: int, device: str = "auto") -> float:
-    """Median learner decisions per second of ``updates`` PPO updates with a full pool."""
+def speed(config_file: str, updates: int, threads: int, device: str = "auto",
+          more: Sequence[str] = ()) -> float:  # fmt: skip
+    """Median learner decisions per second of ``updates`` PPO updates with a full pool;
+    ``more``: other ``--set`` overrides (``rollout.workers=16``)."""
     filling = load_config(ROOT / "configs" / config_file).pool.snapshots + 1
     total = filling + updates
     overrides = [f"run.updates={total}", f"run.threads={threads}", "eval.every=100000",
                  "eval.deals=2", "eval.opponents=[]", f"run.checkpoint_every={total}",
                  'warmstart.imitate=""', "run.max_minutes=0", "pool.snapshot_every=1",
-                 f'run.device="{device}"']  # fmt: skip
+                 f'run.device="{device}"', *more]  # fmt: skip
     config = load_config(ROOT / "configs" / config_file, overrides)
     seen: list = []
     with tempfile.TemporaryDirectory() as runs:

@@ -21,7 +21,8 @@ from spar_env.core import unpack
 from spar_train.config import ConfigError, check, load_config
 from spar_train.ppo import train
 from spar_train.ppo.games import build_model, game_mix
-from spar_train.ppo.wrappers.overlap import overlap_source
+from spar_train.ppo.wrappers.processes import ProcessCrew, process_source
+from spar_train.ppo.wrappers.shared import REPLACEMENTS
 from spar_train.ppo.wrappers.worker import WorkerDied
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def test_an_overlapped_run_is_fixed_by_its_seed_and_resumes_exactly(
     stopped = train(config, tmp_path / "b", stop_after=2)
     assert stopped.counters.update == 2
     saved = load_checkpoint(stopped.run_dir / "checkpoints" / "update_000002.pt")
-    assert saved["games"]["overlap"]["pending"] is not None  # a rollout was in flight
+    assert saved["games"]["pending"] is not None  # a rollout was in flight
     resumed = train(config, tmp_path / "b", resume=True)
     assert resumed.counters.decisions == whole.counters.decisions
     a, b = _weights(whole.run_dir, 5), _weights(resumed.run_dir, 5)
@@ -61,7 +62,7 @@ def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) 
     model = build_model(config, mix)
     before = build_model(config, mix)
     before.load_state_dict(model.state_dict())
-    source = overlap_source(config, mix, "float32")
+    source = process_source(config, mix, "float32")
     pool = source.pool({"self": 1.0}, 1, None)
     try:
         source.submit(model, pool, 1)
@@ -79,15 +80,31 @@ def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) 
     assert np.abs(rollout.logp - moved).max() > 0.1
 
 
-def test_a_worker_that_dies_is_said_to_have_died() -> None:
-    config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
+def test_a_killed_worker_is_replaced_and_one_that_keeps_dying_stops_the_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = load_config(TINY, ["rollout.workers=2", "rollout.games=16"])
     mix = game_mix(config)
     model = build_model(config, mix)
-    source = overlap_source(config, mix, "float32")
+    source = process_source(config, mix, "float32")
     pool = source.pool({"self": 1.0}, 1, None)
     try:
-        os.kill(source.worker_pid, signal.SIGKILL)
-        with pytest.raises(WorkerDied, match=r"the rollout process died \(exit code -9\); resume"):
+        first = source.crew.pids[0]
+        os.kill(first, signal.SIGKILL)
+        rollout = source.collect(model, pool, 1, np.random.default_rng(0))
+        assert rollout.hands == 16 and source.replaced == 1 and source.crew.pids[0] != first
+        assert "rollout worker 0 (process" in caplog.text and "died" in caplog.text
+        replace = ProcessCrew.replace
+
+        def replace_and_kill(self, worker, state):
+            replace(self, worker, state)
+            os.kill(self.pids[worker], signal.SIGKILL)
+
+        monkeypatch.setattr(ProcessCrew, "replace", replace_and_kill)
+        os.kill(source.crew.pids[0], signal.SIGKILL)
+        message = (rf"^rollout worker 0 died {REPLACEMENTS + 1} times in one rollout; "
+                   r"resume the run from its last checkpoint$")  # fmt: skip
+        with pytest.raises(WorkerDied, match=message):
             source.collect(model, pool, 1, np.random.default_rng(0))
     finally:
         source.close()
@@ -96,7 +113,8 @@ def test_a_worker_that_dies_is_said_to_have_died() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        (["rollout.overlap_threads=0"], r"^rollout\.overlap_threads: must be at least 1"),
+        (["rollout.worker_threads=0"], r"^rollout\.worker_threads: must be at least 1"),
+        (["rollout.overlap_threads=0"], r"^rollout\.worker_threads: must be at least 1"),
         (["rollout.overlap=true", "ray.enabled=true"], r"^rollout\.overlap: must be false with"),
     ],
 )
@@ -168,9 +186,11 @@ def test_a_killed_overlapped_run_says_one_line_and_its_worker_none(
         assert err == ""
 
 
-def test_a_killed_rollout_worker_stops_the_run_in_one_line(tmp_path: Path) -> None:
-    """The learner of a run whose worker was killed ended in a WorkerDied traceback."""
+def test_a_killed_rollout_worker_is_replaced_and_the_run_goes_on(tmp_path: Path) -> None:
+    """Once the learner ended in a WorkerDied traceback; then the run stopped in one line; now
+    a new process plays the dead one's share again and the run goes on, saying so."""
     import subprocess
+    import time
 
     child = _overlapped_run(tmp_path)
     try:
@@ -178,12 +198,22 @@ def test_a_killed_rollout_worker_stops_the_run_in_one_line(tmp_path: Path) -> No
                                  text=True, check=True).stdout.split()  # fmt: skip
         assert len(workers) == 1
         os.kill(int(workers[0]), signal.SIGKILL)
+        later = tmp_path / "runs" / "t" / "checkpoints" / "update_000005.pt"
+        deadline = time.monotonic() + 240
+        while not later.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert later.exists() and child.poll() is None
+        child.send_signal(signal.SIGTERM)
         _, err = child.communicate(timeout=120)
     finally:
         child.kill()
-    assert child.returncode == 1
-    assert err.splitlines() == ["spar train: error: the rollout process died (exit code -9); "
-                                "resume the run from its last checkpoint"]  # fmt: skip
+    assert child.returncode == 130
+    lines = err.splitlines()
+    assert (
+        lines[0] == f"rollout worker 0 (process {workers[0]}) died; a new one plays its share again"
+    )
+    assert lines[1:] == [f"spar train: stopped; resume from the latest checkpoint with "
+                         f"spar train --resume {Path('runs') / 't'}"]  # fmt: skip
 
 
 # What the worker process must not import: the run around the rollouts (the loop, the warm start
@@ -208,15 +238,17 @@ def test_the_worker_process_imports_the_rollout_and_not_the_run(tmp_path: Path) 
     import pickle
     import subprocess
     import sys
+    from functools import partial
 
     from spar_train.ppo.sources.pools import weights_of
-    from spar_train.ppo.wrappers.overlap import worker_maker
-    from spar_train.ppo.wrappers.worker import serve_on
+    from spar_train.ppo.wrappers.shared import worker_args
+    from spar_train.ppo.wrappers.worker import RolloutWorker, serve_on
 
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
     mix = game_mix(config)
+    _, (args,) = worker_args(config, mix, "float32", 1, 1)
     blob = tmp_path / "worker.pkl"  # written here, read by the probe: no user file
-    blob.write_bytes(pickle.dumps((worker_maker(config, mix, "float32"),
+    blob.write_bytes(pickle.dumps((partial(RolloutWorker, *args),
                                    weights_of(build_model(config, mix)))))  # fmt: skip
     done = subprocess.run([sys.executable, "-c", PROBE, serve_on.__module__, str(blob)],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
@@ -233,7 +265,7 @@ def test_each_update_sends_the_next_rollout_before_it_learns(
     (with one copy of the weights) before the update on this one begins, so the two overlap;
     the last update sends none."""
     import spar_train.ppo.loop as loop
-    from spar_train.ppo.wrappers import overlap
+    from spar_train.ppo.wrappers import shared
 
     events: list[str] = []
 
@@ -244,10 +276,10 @@ def test_each_update_sends_the_next_rollout_before_it_learns(
 
         return call
 
-    monkeypatch.setattr(overlap, "weights_of", heard("copy", overlap.weights_of))
+    monkeypatch.setattr(shared, "weights_of", heard("copy", shared.weights_of))
     for method in ("submit", "gather"):
-        monkeypatch.setattr(overlap.OverlapSource, method,
-                            heard(method, getattr(overlap.OverlapSource, method)))  # fmt: skip
+        monkeypatch.setattr(shared.SharedSource, method,
+                            heard(method, getattr(shared.SharedSource, method)))  # fmt: skip
     monkeypatch.setattr(loop, "learn", heard("learn", loop.learn))
     config = load_config(TINY, ["rollout.overlap=true", "run.updates=3", "warmstart.updates=0",
                                 "rollout.games=32", "eval.every=3", "eval.deals=10"])  # fmt: skip

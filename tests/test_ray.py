@@ -38,7 +38,7 @@ from spar_train.ppo.sources.base import merge_rollouts
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.mix import collect_in_lockstep
 from spar_train.ppo.sources.pools import OpponentPool
-from spar_train.ppo.wrappers.on_ray import RaySource, assign_games, worker_pieces
+from spar_train.ppo.wrappers.shared import SharedSource, assign_games, worker_pieces
 from spar_train.tournament import run_tournament
 
 pytestmark = pytest.mark.xdist_group("ray")
@@ -182,7 +182,8 @@ def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) ->
 
     assert files(ray_run.run_dir) == files(local.run_dir)
     assert "checkpoints/update_000003.pt" in files(ray_run.run_dir)
-    assert set(read_scalars(ray_run.run_dir)) == set(read_scalars(local.run_dir))
+    split = {"time/workers_seconds", "time/transfer_seconds"}  # the learner's wait, split
+    assert set(read_scalars(ray_run.run_dir)) == set(read_scalars(local.run_dir)) | split
     assert ray_run.counters.update == 3 and set(ray_run.evaluations) == {"random", "heuristic"}
     assert "enabled = true" in (ray_run.run_dir / "config.toml").read_text()
     saved = load_checkpoint(ray_run.run_dir / "checkpoints" / "update_000003.pt")
@@ -192,10 +193,10 @@ def test_a_run_on_ray_writes_what_a_local_run_writes(ray_run, tmp_path: Path) ->
     assert bench.agents[0].hands == 40
 
 
-def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[RaySource]:
+def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[SharedSource]:
     """Have worker 0 of the next Ray source killed while it plays the run's third rollout
     (warm start, update 1, update 2); the sources that collected, as they do."""
-    collect, wait = RaySource.collect, ray.wait
+    collect, wait = SharedSource.collect, ray.wait
     calls, sources = [], []
 
     def counted(self, *args, **kwargs):
@@ -205,10 +206,10 @@ def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[RaySource]:
 
     def wait_then_kill(refs, **kwargs):
         if len(calls) == 3 and not sources[-1].replaced:
-            ray.kill(ray.get_actor(sources[-1].actor_name(0)))
+            ray.kill(ray.get_actor(sources[-1].crew.name(0)))
         return wait(refs, **kwargs)
 
-    monkeypatch.setattr(RaySource, "collect", counted)
+    monkeypatch.setattr(SharedSource, "collect", counted)
     monkeypatch.setattr(ray, "wait", wait_then_kill)
     return sources
 
@@ -305,7 +306,8 @@ def test_a_mix_on_ray_plays_each_game_whole_on_one_worker(ray_mix_run, tmp_path:
     its own generator); each worker's checkpointed games are its games of the mix."""
     local = train(load_config(TINY, [*RAY_MIX, "ray.enabled=false"]), tmp_path)
 
-    assert set(read_scalars(ray_mix_run.run_dir)) == set(read_scalars(local.run_dir))
+    split = {"time/workers_seconds", "time/transfer_seconds"}  # the learner's wait, split
+    assert set(read_scalars(ray_mix_run.run_dir)) == set(read_scalars(local.run_dir)) | split
     assert "charts/train_payoff_vs_sipa3_heuristic" in read_scalars(local.run_dir)
     assert ray_mix_run.counters.update == 3 and ray_mix_run.evaluations["heuristic"]["games"] == 3
     workers = _last_checkpoint(ray_mix_run.run_dir)["games"]["workers"]
@@ -355,14 +357,16 @@ def test_a_mix_resumes_only_with_the_ray_workers_that_played_its_games(
         assert len(str(refused.value).splitlines()) == 1
         return str(refused.value)
 
-    assert "played on 2 Ray workers (ray.enabled = true, ray.workers = 2); resume the run " \
-        "with Ray" in resume(ray_mix_run.run_dir, "ray.enabled=false")  # fmt: skip
-    assert "holds the games of 2 Ray workers; this run has ray.workers = 1" in resume(
-        ray_mix_run.run_dir, "ray.workers=1"
-    )
+    assert "played by 2 rollout workers; resume the run with them (rollout.workers = 2, or " \
+        "ray.enabled = true and ray.workers = 2)" in resume(ray_mix_run.run_dir,
+                                                            "ray.enabled=false")  # fmt: skip
+    assert "holds the games of 2 rollout workers; this run has ray.workers = 1: resume it " \
+        "with ray.workers = 2" in resume(ray_mix_run.run_dir, "ray.workers=1")  # fmt: skip
     local = train(load_config(TINY, [*RAY_MIX, "ray.enabled=false", "run.updates=1",
                                      "warmstart.updates=0"]), tmp_path / "local")  # fmt: skip
-    assert "played without Ray (ray.enabled = false)" in resume(local.run_dir)
+    assert "played in the learner's process (rollout.workers = 0, ray.enabled = false)" in resume(
+        local.run_dir
+    )
 
 
 # ----- the parts, without a cluster ------------------------------------------------------
@@ -448,7 +452,7 @@ def test_each_game_of_a_mix_goes_whole_to_the_least_loaded_worker() -> None:
     assert assign_games([5, 1, 3, 3], 2) == [[0, 1], [2, 3]]  # 6 games each
     assert assign_games([2, 9, 4, 4, 1], 3) == [[1], [0, 2], [3, 4]]  # ties: the lower index
     assert assign_games([3, 3], 1) == [[0, 1]]
-    with pytest.raises(ValueError, match="ray.workers: 3 workers for the 2 games"):
+    with pytest.raises(ValueError, match="^3 workers for the 2 games of the mix$"):
         assign_games([3, 3], 3)
     # Each worker's pieces: (game, games of it); a single game is shared out among them.
     assert worker_pieces([8, 5, 8], 2) == [[(0, 8), (1, 5)], [(2, 8)]]

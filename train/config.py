@@ -43,6 +43,7 @@ from spar_train.config_check import check
 from spar_train.sections import (
     ALGORITHMS,
     META_KEYS,
+    RENAMED,
     RETIRED,
     SECTIONS,
     SECTIONS_OF,
@@ -251,6 +252,11 @@ def _section(name: str, cls: type, values: dict[str, Any]) -> Any:
     known = [f.name for f in fields(cls)]
     out = {}
     for key, value in values.items():
+        renamed = RENAMED.get(f"{name}.{key}")
+        if renamed is not None:
+            key = renamed.partition(".")[2]
+            if key in values:
+                raise ConfigError(f"{renamed}: given twice, also under its old name")
         if f"{name}.{key}" in RETIRED:
             raise ConfigError(f"{name}.{key}: retired, it never did anything: "
                               f"{RETIRED[f'{name}.{key}']}")  # fmt: skip
@@ -281,6 +287,10 @@ def _typed(key: str, hint: Any, value: Any) -> Any:
         if isinstance(value, str):
             return value
         raise ConfigError(f"{key}: expected a string, got {value!r}")
+    if hint == int | str:  # a count, or a word such as "auto" (its check names the words)
+        if isinstance(value, int | str) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f"{key}: expected a whole number or a word, got {value!r}")
     if origin is list:
         if isinstance(value, tuple):  # a comma list of --set (128,128)
             value = list(value)

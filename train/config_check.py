@@ -72,12 +72,29 @@ def check(c: Config) -> None:
 def _check_rollout(c: Config) -> None:
     _require(c.rollout.games >= 1, "rollout.games", "at least 1", c.rollout.games)
     _require(c.rollout.hands >= 1, "rollout.hands", "at least 1", c.rollout.hands)
-    _require(c.rollout.overlap_threads >= 1, "rollout.overlap_threads", "at least 1",
-             c.rollout.overlap_threads)  # fmt: skip
+    _require(c.rollout.worker_threads >= 1, "rollout.worker_threads", "at least 1",
+             c.rollout.worker_threads)  # fmt: skip
+    _check_workers(c)
     if c.rollout.overlap:
-        _require(not c.ray.enabled, "rollout.overlap", "false with ray.enabled (the overlap's "
-                 "worker is one local process; Ray's actors play in step with the learner)",
+        _require(not c.ray.enabled, "rollout.overlap", "false with ray.enabled (the overlap "
+                 "plays in local worker processes; Ray's actors play in step with the learner)",
                  True)  # fmt: skip
+
+
+def _check_workers(c: Config) -> None:
+    """``rollout.workers``: a count from 0, or "auto"; at most one a game (of a mix: in
+    :func:`_check_mix`), and none beside Ray (``ray.workers`` counts those)."""
+    workers = c.rollout.workers
+    if isinstance(workers, str):
+        _require(workers == "auto", "rollout.workers", 'a whole number or "auto"', workers)
+        return
+    _require(workers >= 0, "rollout.workers", "at least 0", workers)
+    if workers == 0:
+        return
+    _require(not c.ray.enabled, "rollout.workers", "0 with ray.enabled (ray.workers sets "
+             "the workers on Ray)", workers)  # fmt: skip
+    _require(workers <= c.rollout.games, "rollout.workers", "at most rollout.games, a game "
+             "for each worker", workers)  # fmt: skip
 
 
 def _check_ppo(c: Config) -> None:
@@ -223,6 +240,11 @@ def _check_mix(c: Config) -> None:
             f"at most the {len(games)} games of game.mix (each worker plays whole games)",
             c.ray.workers,
         )
+    workers = c.rollout.workers
+    if isinstance(workers, int):
+        _require(workers <= len(games), "rollout.workers",
+                 f"at most the {len(games)} games of game.mix (each worker plays whole games)",
+                 workers)  # fmt: skip
 
 
 def _check_ray(c: Config) -> None:

@@ -45,7 +45,8 @@ LIMITS: dict[str, float] = {
     "run.checkpoint_every": MAX_STEPS,
     "run.keep_checkpoints": MAX_STEPS,
     "rollout.games": MAX_GAMES,
-    "rollout.overlap_threads": MAX_THREADS,
+    "rollout.worker_threads": MAX_THREADS,
+    "rollout.workers": MAX_THREADS,
     "ppo.lr": MAX_LR,
     "ppo.epochs": MAX_EPOCHS,
     "ppo.minibatch_size": MAX_GAMES,
@@ -105,6 +106,8 @@ def check_bounds(c: Config) -> None:
             *((f"pool.mix.{who}", share, MAX_COEF) for who, share in c.pool.mix.items()),
         ]
     for key, value, limit in bounds:
+        if isinstance(value, str):  # a word such as "auto", checked with its meaning
+            continue
         try:
             check_at_most(key, value, limit)
         except LimitError as e:

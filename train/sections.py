@@ -65,10 +65,13 @@ class RolloutSection:
     # The arithmetic of the learner's forward passes in rollouts: float32 (the exported
     # bot's), or auto | bfloat16 as ppo.precision (several times faster on a wide network).
     precision: str = "float32"
-    # Play the next rollout in a worker process while the learner updates on this one, with
-    # the weights one update older (spar_train.ppo.wrappers.overlap); its torch threads.
+    # Worker processes that play the games, each a share (spar_train.ppo.wrappers.processes):
+    # 0 (none: the learner's process plays them) | N | "auto" (one a core, at most one a game).
+    workers: int | str = 0
+    # Play the next rollout in the workers (one, if rollout.workers is 0) while the learner
+    # updates on this one, with the weights one update older (spar_train.ppo.wrappers.shared).
     overlap: bool = False
-    overlap_threads: int = 1
+    worker_threads: int = 1  # each worker process's torch threads
 
 
 _UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)
@@ -240,6 +243,9 @@ SELF_OR_SNAPSHOT = ("self", "snapshot")  # pool.mix entries that are not agent s
 META_KEYS = ("spar_rl_version",)  # written with the config in force; ignored on reading
 # Keys that did nothing and were removed, with what to do instead: refused in a config, and
 # dropped from a run folder's config.toml (its run never read them).
+# Keys that took a new name: a config (or a run folder's config.toml) with the old one means
+# the new one.
+RENAMED = {"rollout.overlap_threads": "rollout.worker_threads"}
 RETIRED = {
     "warmstart.games": "each imitation batch is rollout.games hands, the run's own games; "
     "remove the key",

@@ -138,8 +138,9 @@ def check_fits(saved: dict[str, Any], file: Path, spec: dict[str, Any]) -> None:
 
 
 # The keys whose value shapes what a checkpoint holds beyond the network: the games between
-# hands (how many, and where they are played). A resumed run must keep them. (ray.enabled and
-# ray.workers are named by the Ray source's own check, spar_train.ppo.wrappers.on_ray.)
+# hands (how many, and where they are played). A resumed run must keep them. (The number of
+# workers, rollout.workers or ray.workers, is named by the workers' own check,
+# spar_train.ppo.wrappers.shared.)
 STATE_KEYS = ("rollout.games", "rollout.overlap")
 
 

@@ -82,9 +82,9 @@ def make_source(
     config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
 ) -> RolloutSource:
     """Where the run's games are played: here (:class:`~spar_train.ppo.sources.mix.MixSource`,
-    drawing from the run's generator), or by a wrapper around that source: in a worker process
-    beside the update (``rollout.overlap``) or on Ray actors (``[ray] enabled``), each worker
-    drawing from its own generator; with ``search.games``, wrapped by
+    drawing from the run's generator), or by a wrapper around that source: in worker processes
+    (``rollout.workers``, ``rollout.overlap``) or on Ray actors (``[ray] enabled``), each
+    worker drawing from its own generator; with ``search.games``, wrapped by
     :class:`~spar_train.ppo.sources.search.SearchSource`."""
     source = _played_where(config, mix, rng, place)
     if config.search.games > 0:  # search in the loop: search's targets beside each rollout
@@ -97,11 +97,11 @@ def make_source(
 def _played_where(
     config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
 ) -> RolloutSource:
-    """The run's own games' source: here, in a worker process or on Ray (:func:`make_source`)."""
-    if config.rollout.overlap:
-        from spar_train.ppo.wrappers.overlap import overlap_source
+    """The run's own games' source: here, in worker processes or on Ray (:func:`make_source`)."""
+    if config.rollout.overlap or config.rollout.workers != 0:
+        from spar_train.ppo.wrappers.processes import process_source
 
-        return overlap_source(config, mix, place.workers)
+        return process_source(config, mix, place.workers)
     if config.ray.enabled:
         from spar_train.ppo.wrappers.on_ray import ray_source
 

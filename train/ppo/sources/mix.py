@@ -126,7 +126,7 @@ class MixSource(PooledGames):
         }
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
-        refuse_ray_games(saved)
+        refuse_workers_games(saved)
         for game, batch in zip(self.games, self.batches, strict=True):
             prefix = game.keyed("", "/")
             mine = {k[len(prefix) :]: v for k, v in saved.items() if k.startswith(prefix)}
@@ -170,12 +170,13 @@ def collect_in_lockstep(
     ]
 
 
-def refuse_ray_games(saved: dict[str, Any]) -> None:
-    """A ``ValueError`` for the games of a checkpoint played on Ray workers, which a source
-    here cannot go on with."""
-    workers = saved.get("workers")
+def refuse_workers_games(saved: dict[str, Any]) -> None:
+    """A ``ValueError`` for the games of a checkpoint played by rollout workers (processes or
+    Ray actors, :mod:`spar_train.ppo.wrappers.shared`), which a source here cannot go on with."""
+    workers = saved.get("workers", [None] if "overlap" in saved else None)
     if workers is not None:
         raise ValueError(
-            f"the checkpoint's games were played on {len(workers)} Ray workers "
-            f"(ray.enabled = true, ray.workers = {len(workers)}); resume the run with Ray"
+            f"the checkpoint's games were played by {len(workers)} rollout workers; resume the "
+            f"run with them (rollout.workers = {len(workers)}, or ray.enabled = true and "
+            f"ray.workers = {len(workers)})"
         )

@@ -2,12 +2,14 @@
 
 - :mod:`~spar_train.ppo.wrappers.worker`: a source in a worker of its own (its generator,
   its CPU copy of the network, its pools), as a process or a Ray actor runs it;
-- :mod:`~spar_train.ppo.wrappers.overlap`: ``rollout.overlap``, the source in a worker
-  process that plays the next rollout while the learner updates on this one;
-- :mod:`~spar_train.ppo.wrappers.on_ray`: ``[ray] enabled``, the source's games shared out
-  among Ray actors, each a worker.
+- :mod:`~spar_train.ppo.wrappers.shared`: the run's games shared out among workers, their
+  rollouts joined, played beside the update (``rollout.overlap``), checkpointed, and a dead
+  worker replaced;
+- :mod:`~spar_train.ppo.wrappers.processes`: those workers as processes on this machine
+  (``rollout.workers``, ``rollout.overlap``);
+- :mod:`~spar_train.ppo.wrappers.on_ray`: those workers as Ray actors (``[ray] enabled``).
 
-Each takes a picklable maker of the :class:`~spar_train.ppo.sources.mix.MixSource` it wraps
-and offers the run the source's interface
+Each takes picklable makers of the :class:`~spar_train.ppo.sources.mix.MixSource` parts it
+wraps and offers the run the source's interface
 (:class:`~spar_train.ppo.sources.base.RolloutSource`).
 """

@@ -4,12 +4,13 @@ A :class:`RolloutWorker` holds a :class:`~spar_train.ppo.sources.mix.MixSource` 
 the run's games, built in the worker from a picklable maker, with a generator of its own
 (seeded by the run's seed and the worker's number), a CPU copy of the network and its opponent
 pools. Each :meth:`~RolloutWorker.collect` receives the learner's weights (and the pool's
-snapshots when they change), plays its games and sends back each game's rollout and its state
-(its games and its generator), which the learner keeps for a checkpoint.
+snapshots when they change), plays its games and sends back each game's rollout, its state
+(its games and its generator), which the learner keeps for a checkpoint, and the seconds it
+played.
 
 :class:`ProcessWorker` runs an object such as a worker in a process of its own and calls it
-by method name (the overlap's, :mod:`spar_train.ppo.wrappers.overlap`); a Ray actor runs one
-on a node of a cluster (:mod:`spar_train.ppo.wrappers.on_ray`).
+by method name (:mod:`spar_train.ppo.wrappers.processes`); a Ray actor runs one on a node of
+a cluster (:mod:`spar_train.ppo.wrappers.on_ray`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
@@ -69,12 +71,14 @@ class RolloutWorker:
         snapshots: list[dict[str, torch.Tensor]] | None,
         hands: int,
         teacher: Sequence[Agent] | None,
-    ) -> tuple[list[Rollout], WorkerState]:
+    ) -> tuple[list[Rollout], WorkerState, float]:
         """Play ``hands`` hands in every game of this worker; ``snapshots`` if the pool's changed;
         ``teacher``: one agent a game of this worker, for imitation.
 
-        Returns the rollout of each of its games (in the worker's order) and its state after.
+        Returns the rollout of each of its games (in the worker's order), its state after, and
+        the seconds the call took here (the learner's wait less them is the transfer).
         """
+        began = time.perf_counter()
         self.model.load_state_dict(weights)
         key = (tuple(mix.items()), keep)
         if key not in self.pools:
@@ -83,7 +87,7 @@ class RolloutWorker:
         if snapshots is not None:
             pool.load_snapshots(snapshots)
         parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher)
-        return parts, self.state()
+        return parts, self.state(), time.perf_counter() - began
 
 
 def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
@@ -93,11 +97,17 @@ def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
 
 class WorkerDied(ChildProcessError):
     """The rollout process ended without answering, or failed: an ``OSError``, so that ``spar``
-    says it in one line; ``details`` holds the worker's traceback, where it failed."""
+    says it in one line; ``details`` holds the worker's traceback where it failed (empty where
+    the process was lost: killed, or out of memory)."""
 
     def __init__(self, message: str, details: str = "") -> None:
         super().__init__(message)
         self.details = details
+
+    @property
+    def lost(self) -> bool:
+        """The process ended without a reason of its own: another may play its share."""
+        return not self.details
 
 
 def _put(conn: Connection, message: Any) -> None:
@@ -159,7 +169,9 @@ class ProcessWorker:
     multiprocessing's spawn, it never runs the caller's main script again, so a script
     needs no ``if __name__ == "__main__"`` guard to train with the overlap."""
 
-    def __init__(self, make_worker: Callable[[], Any]) -> None:
+    def __init__(self, make_worker: Callable[[], Any], *, wait: bool = True) -> None:
+        """Start the process and send it ``make_worker``; with ``wait``, wait until it is
+        built (else call :meth:`receive` for that, so that several start at once)."""
         mine, theirs = socket.socketpair()
         with theirs:
             fd = theirs.fileno()
@@ -167,11 +179,17 @@ class ProcessWorker:
             self._process = subprocess.Popen([sys.executable, "-c", command], pass_fds=[fd])
         self._conn = Connection(mine.detach())
         self._put(make_worker)  # the first message is the worker's maker
-        self.receive()  # built, or the reason it could not be
+        if wait:
+            self.receive()  # built, or the reason it could not be
 
     @property
     def pid(self) -> int | None:
         return self._process.pid
+
+    @property
+    def connection(self) -> Connection:
+        """Its end of the socket (``multiprocessing.connection.wait`` takes it)."""
+        return self._conn
 
     def send(self, method: str, *args: Any) -> None:
         self._put((method, args))
