@@ -16,7 +16,7 @@ import re
 
 import pytest
 from helpers.words import english_in
-from test_web_browser import ARGS, DOCS, SHOTS, WAIT, _chromium, console_error, serve, stop
+from test_web_browser import DOCS, SHOTS, WAIT, console_error, serve, stop
 from test_web_people import visible_text
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
@@ -41,17 +41,6 @@ def server():
     process, url = serve("--set", "end=hands:3")
     yield url
     stop(process)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def open_page(browser, server, locale: str = "en-US"):

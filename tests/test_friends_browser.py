@@ -28,7 +28,7 @@ import time
 
 import pytest
 from helpers.words import english_in
-from test_web_browser import ARGS, DOCS, SHOTS, WAIT, _chromium, console_error, serve, stop
+from test_web_browser import DOCS, SHOTS, WAIT, console_error, serve, stop
 from test_web_people import visible_text
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
@@ -36,17 +36,6 @@ pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one b
 DESK = {"width": 1100, "height": 860}
 PHONE = {"width": 390, "height": 844}
 TIMER = 5  # seconds: the shortest turn timer the server allows (Limits.shortest_timer)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

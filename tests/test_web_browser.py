@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,24 +31,10 @@ pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one b
 
 SPAR = Path(sys.executable).parent / "spar"
 SHOTS = Path(__file__).resolve().parents[1] / "runs" / "browser"
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 WAIT = 30_000  # ms: the longest a move may take on a busy machine
 # A game's deal depends on how many games the module's server made before it (the test order):
 # hands are played until one has a card that may not be played (most hands have one).
 HANDS_FOR_A_CLOSED_CARD = 20
-
-
-def _chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        reason = "no chromium on this machine: apt-get install -y chromium (.ci/browser)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
 
 
 def serve(*extra: str):
@@ -79,21 +64,6 @@ def server():
     process, url = serve()
     yield url
     stop(process)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("playwright is not installed (the dev extra pins it)")
-        pytest.skip("playwright is not installed: pip install -e '.[dev]'")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

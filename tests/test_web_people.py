@@ -11,21 +11,10 @@ from __future__ import annotations
 
 import pytest
 from helpers.words import english_in, only_english
-from test_web_browser import ARGS, SHOTS, WAIT, _chromium, console_error, phase, serve, stop, turn
+from test_web_browser import SHOTS, WAIT, console_error, phase, serve, stop, turn
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker: one server, one browser
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
