@@ -1,6 +1,6 @@
 """The tables of friends a server holds, by id (:class:`FriendsTables`), as
 :class:`~spar_apps.web.store.GameStore` holds games: at most ``capacity``, each forgotten
-``ttl`` seconds after its last request, kept on disk after every change when the server has
+``ttl`` seconds after its last request (:class:`~spar_apps.web.kept.Kept`), kept on disk after every change when the server has
 a folder (``spar serve --state DIR``: the tables in ``DIR/tables/``, every finished hand's
 record in ``DIR/records/TABLE-MATCH.jsonl``, a file a match, written whole and atomically)."""
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from spar_apps.web.friends import FriendsTable
 from spar_apps.web.game_store import GameError
+from spar_apps.web.kept import Kept
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
 from spar_apps.web.store import Seeds
@@ -38,7 +39,8 @@ class FriendsTables:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.capacity, self.ttl, self.clock = capacity, ttl, clock
-        self._tables: dict[str, tuple[FriendsTable, float]] = {}
+        # The store's clock read at each use: whoever holds the store may set another.
+        self._tables: Kept[FriendsTable] = Kept(ttl, self._forget, lambda: self.clock())
         self.folder = None if folder is None else folder.part("tables")
         self.records = None if folder is None else folder.folder / "records"
         self.seeds = Seeds()
@@ -56,13 +58,13 @@ class FriendsTables:
         Raises:
             GameError: (503) if the server holds as many tables as it may.
         """
-        self._expire()
+        self._tables.expire()
         if len(self._tables) >= self.capacity:
             raise GameError.said("friends.server_full", 503, n=self.capacity)
         seed = self.seeds.next()
         table = FriendsTable(secrets.token_urlsafe(12), setup, form, seed, people, timer,
                              self.clock)  # fmt: skip
-        self._tables[table.id] = (table, self.clock())
+        self._tables.put(table.id, table)
         return table
 
     def get(self, table_id: str) -> FriendsTable:
@@ -71,17 +73,13 @@ class FriendsTables:
         Raises:
             GameError: (404) for an id that is unknown, forged or expired.
         """
-        entry = self._tables.get(table_id)
-        now = self.clock()
-        if entry is None or now - entry[1] > self.ttl:
-            if self._tables.pop(table_id, None) is not None and self.folder is not None:
-                self.folder.remove(table_id)
+        table = self._tables.get(table_id)
+        if table is None:
             raise GameError.said("friends.unknown_table", 404)
-        self._tables[table_id] = (entry[0], now)
-        return entry[0]
+        return table
 
     def tables(self) -> list[FriendsTable]:
-        return [table for table, _ in self._tables.values()]
+        return self._tables.items()
 
     def save(self, table: FriendsTable) -> None:
         """Keep the table on disk and write its finished hands' records, if there is a folder."""
@@ -107,12 +105,9 @@ class FriendsTables:
         now = self.clock()
         for table, age in tables:
             table.changed = now  # the timer starts again with the server
-            self._tables[table.id] = (table, now - age)
+            self._tables.put(table.id, table, age)
         return len(tables)
 
-    def _expire(self) -> None:
-        now = self.clock()
-        for table_id in [t for t, (_, seen) in self._tables.items() if now - seen > self.ttl]:
-            del self._tables[table_id]
-            if self.folder is not None:
-                self.folder.remove(table_id)
+    def _forget(self, table_id: str) -> None:
+        if self.folder is not None:
+            self.folder.remove(table_id)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from spar_apps.web.game_store import GameError, WebGame
+from spar_apps.web.kept import Kept
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
 
@@ -58,7 +59,8 @@ class GameStore:
         self.ttl = ttl
         self.clock = clock
         self.folder = folder
-        self._games: dict[str, tuple[WebGame, float]] = {}
+        # The store's clock read at each use: whoever holds the store may set another.
+        self._games: Kept[WebGame] = Kept(ttl, self._forget, lambda: self.clock())
         self.seeds = Seeds()
         self._pending = 0  # games being made off the event loop
 
@@ -76,7 +78,7 @@ class GameStore:
         Raises:
             GameError: (503) if the store is full.
         """
-        self._expire()
+        self._games.expire()
         if len(self._games) + self._pending >= self.capacity:
             raise GameError.said("error.full", 503, n=self.capacity)
         seed = self.seeds.next()
@@ -85,7 +87,7 @@ class GameStore:
 
     def add(self, game: WebGame) -> None:
         self._pending -= 1
-        self._games[game.id] = (game, self.clock())
+        self._games.put(game.id, game)
 
     def cancel(self) -> None:
         self._pending -= 1
@@ -125,9 +127,8 @@ class GameStore:
             return WebGame(data["id"], setup(form, data.get("overrides")), seed, form, saved=data)
 
         games = self.folder.load(self.ttl, rebuild)
-        now = self.clock()
         for game, age in games:
-            self._games[game.id] = (game, now - age)
+            self._games.put(game.id, game, age)
         return len(games)
 
     def get(self, game_id: str) -> WebGame:
@@ -136,20 +137,10 @@ class GameStore:
         Raises:
             GameError: (404) for an id that is unknown, forged or expired.
         """
-        entry = self._games.get(game_id)
-        now = self.clock()
-        if entry is None or now - entry[1] > self.ttl:
-            if self._games.pop(game_id, None) is not None:
-                self._forget(game_id)
+        game = self._games.get(game_id)
+        if game is None:
             raise GameError.said("error.unknown_game", 404, minutes=f"{self.ttl / 60:g}")
-        self._games[game_id] = (entry[0], now)
-        return entry[0]
-
-    def _expire(self) -> None:
-        now = self.clock()
-        for game_id in [g for g, (_, seen) in self._games.items() if now - seen > self.ttl]:
-            del self._games[game_id]
-            self._forget(game_id)
+        return game
 
     def _forget(self, game_id: str) -> None:
         if self.folder is not None:
