@@ -11,9 +11,12 @@ in fresh interpreters: once on that tree and once on the tree this script lies i
 is a shipped config cut down to seconds. It compares:
 
 - the digest of every checkpoint (:mod:`helpers.fingerprint`: the weights, the optimiser, both
-  generators, the pool, the games between hands and the counters, wall times left out);
-- the learning curves that do not measure the clock: every TensorBoard tag, and the values
-  of ``losses/``, ``eval/``, ``skill/``, ``warmstart/`` and the training payoffs;
+  generators, the pool, the games between hands and the counters, wall times left out), the
+  games put in one form first (the overlap's worker kept them in another before the workers,
+  :func:`spar_train.ppo.wrappers.shared.one_form`);
+- the learning curves that do not measure the clock: every TensorBoard tag but those that time
+  the run (``time/``, ``charts/SPS``), and the values of ``losses/``, ``eval/``, ``skill/``,
+  ``warmstart/`` and the training payoffs;
 - for sampled CFR, the policy file's arrays.
 
 Digests are compared on one machine only: torch's float kernels differ in the last bits from
@@ -55,6 +58,8 @@ FINE_TUNE = ["run.updates=2", "run.checkpoint_every=1", "rollout.games=24", "eva
              "eval.deals=6", "warmstart.updates=1", "ppo.minibatch_size=512"]  # fmt: skip
 MCCFR = ["algorithm=mccfr", "run.name=m", "game.players=2", "mccfr.deals=16", "mccfr.batches=4",
          "mccfr.eval_every=2", "mccfr.eval_deals=10", 'mccfr.eval_opponents=["random"]']  # fmt: skip
+# The tags that time a run: a change may add some (the workers' split of the learner's wait).
+TIMING = ("time/", "charts/SPS")
 # TensorBoard tags whose values a run computes (the others time it).
 COMPUTED = ("losses/", "eval/", "skill/", "warmstart/", "charts/train_payoff", "charts/decisions",
             "charts/learning_rate")  # fmt: skip
@@ -195,10 +200,11 @@ def run_tree(tree: Path, cases: list[Case], runs: Path, work: Path) -> None:
 def fingerprints(runs: Path, case: Case) -> dict[str, str]:
     """What a case's run left, as digests: checkpoints, computed curves, policy files."""
     from spar_train.curves import read_scalars
+    from spar_train.ppo.wrappers.shared import one_form
 
     out: dict[str, str] = {}
     for run_dir in sorted(p for p in (runs / case.name).iterdir() if p.is_dir()):
-        for name, value in checkpoint_digests(run_dir / "checkpoints").items():
+        for name, value in checkpoint_digests(run_dir / "checkpoints", one_form).items():
             out[f"{run_dir.name}/{name}"] = value
         for policy in sorted(run_dir.glob("*.npz")):
             out[f"{run_dir.name}/{policy.name}"] = npz_digest(policy)
@@ -206,7 +212,8 @@ def fingerprints(runs: Path, case: Case) -> dict[str, str]:
             if not any(folder.glob("events.out.tfevents*")):
                 continue
             scalars = read_scalars(folder)
-            out[f"{folder.relative_to(runs)}:tags"] = digest(sorted(scalars))
+            tags = sorted(t for t in scalars if not t.startswith(TIMING))
+            out[f"{folder.relative_to(runs)}:tags"] = digest(tags)
             for tag, (steps, values) in sorted(scalars.items()):
                 if tag.startswith(COMPUTED):
                     out[f"{folder.relative_to(runs)}:{tag}"] = digest([steps, values])

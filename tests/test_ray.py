@@ -197,7 +197,7 @@ def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[SharedSource]:
     """Have worker 0 of the next Ray source killed while it plays the run's third rollout
     (warm start, update 1, update 2); the sources that collected, as they do."""
     collect, wait = SharedSource.collect, ray.wait
-    calls, sources = [], []
+    calls, sources, killed = [], [], []
 
     def counted(self, *args, **kwargs):
         calls.append(len(calls))
@@ -205,8 +205,10 @@ def _kill_worker_0_in_the_third_rollout(monkeypatch) -> list[SharedSource]:
         return collect(self, *args, **kwargs)
 
     def wait_then_kill(refs, **kwargs):
-        if len(calls) == 3 and not sources[-1].replaced:
-            ray.kill(ray.get_actor(sources[-1].crew.name(0)))
+        # Once: worker 1 may answer before worker 0's death is heard (no replacement yet).
+        if len(calls) == 3 and not killed:
+            killed.append(sources[-1].crew.name(0))
+            ray.kill(ray.get_actor(killed[0]))
         return wait(refs, **kwargs)
 
     monkeypatch.setattr(SharedSource, "collect", counted)

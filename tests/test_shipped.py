@@ -142,11 +142,23 @@ def test_the_match_bot_was_trained_by_its_shipped_config() -> None:
     import dataclasses
 
     from spar_train.config import drop_retired, load_config
+    from spar_train.sections import RENAMED, Config
 
     card = shipped.bot_card("match")
     trained = card["trained"]["config"]
     drop_retired(trained)  # warmstart.games: it did nothing, so the file need not hold it
+    for old, new in RENAMED.items():  # a key's older name, in the card as the run wrote it
+        (section, was), now = old.split("."), new.split(".")[1]
+        if was in trained.get(section, {}):
+            trained[section][now] = trained[section].pop(was)
     config = dataclasses.asdict(load_config(configs.config_path("ppo_match")))
     config["run"]["name"] = trained["run"]["name"]
-    assert {k: config[k] for k in trained} == trained
+    defaults = Config().to_dict()
+    for section, values in trained.items():
+        if not isinstance(values, dict):
+            assert config[section] == values, section
+            continue
+        assert {k: config[section][k] for k in values} == values, section
+        newer = set(config[section]) - set(values)  # keys added since: at their defaults
+        assert {k: config[section][k] for k in newer} == {k: defaults[section][k] for k in newer}
     assert card["trained"]["command"].startswith("spar train ppo_match --name match_b ")

@@ -4,6 +4,7 @@ way give the same digest, whatever the clock said."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,17 @@ def digest(x: Any) -> str:
     return h.hexdigest()[:16]
 
 
-def checkpoint_digests(folder: Path) -> dict[str, str]:
-    """Each PPO checkpoint of a run's ``checkpoints/`` folder, by file name."""
-    return {
-        path.name: digest({k: v for k, v in load_checkpoint(path).items() if k not in NOT_TRAINED})
-        for path in sorted(folder.glob("*.pt"))
-    }
+def checkpoint_digests(folder: Path, games: Callable[[Any], Any] | None = None) -> dict[str, str]:
+    """Each PPO checkpoint of a run's ``checkpoints/`` folder, by file name; ``games`` puts the
+    games between hands in one form first (a checkpoint that kept them in an older form)."""
+
+    def trained(path: Path) -> dict[str, Any]:
+        saved = {k: v for k, v in load_checkpoint(path).items() if k not in NOT_TRAINED}
+        if games is not None and "games" in saved:
+            saved["games"] = games(saved["games"])
+        return saved
+
+    return {path.name: digest(trained(path)) for path in sorted(folder.glob("*.pt"))}
 
 
 def npz_digest(path: Path) -> str:

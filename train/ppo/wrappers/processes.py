@@ -117,4 +117,5 @@ def process_source(config: Config, mix: GameMix, precision: Precision) -> Shared
     workers = resolve_workers(config.rollout.workers, mix.shares(config.rollout.games))
     pieces, args = worker_args(config, mix, precision, max(1, workers),  # overlap alone: one
                                config.rollout.worker_threads)  # fmt: skip
-    return SharedSource(mix, pieces, ProcessCrew(args), "rollout.workers")
+    return SharedSource(mix, pieces, ProcessCrew(args), "rollout.workers",
+                        overlap=config.rollout.overlap)  # fmt: skip

@@ -140,13 +140,15 @@ class SharedSource(PooledGames):
         pieces: each worker's games and how many of each (:func:`worker_pieces`).
         crew: what runs the workers; worker ``i`` plays ``pieces[i]``.
         key: the config key that sets the number of workers, for messages.
+        overlap: play the next rollout beside the update when another follows
+            (``rollout.overlap``); else each rollout is played when asked for.
     """
 
     def __init__(self, mix: GameMix, pieces: Sequence[Sequence[Piece]], crew: Crew,
-                 key: str) -> None:  # fmt: skip
+                 key: str, *, overlap: bool = False) -> None:  # fmt: skip
         self.games = list(mix.games)
         self.pieces = [list(p) for p in pieces]
-        self.crew, self.key = crew, key
+        self.crew, self.key, self.overlap = crew, key, overlap
         self.replaced = 0  # workers replaced so far
         self.pending: Pending | None = None
         self._states: list[WorkerState] = crew.call_all("state", [()] * crew.size)
@@ -240,12 +242,13 @@ class SharedSource(PooledGames):
         ahead: bool = False,
     ) -> Rollout:
         """The rollout in flight (or, with none, one played now with the model as it is), and
-        with ``ahead`` the next one started at once, with the model as it is now."""
+        with ``ahead`` and the overlap the next one started at once, with the model as it is
+        now."""
         del rng
         if self.pending is None:  # nothing played ahead (the first update of a session)
             self.submit(model, pool, hands, teacher)
         rollout = self.gather()
-        if ahead:
+        if ahead and self.overlap:
             self.submit(model, pool, hands, teacher)
         return rollout
 
@@ -272,7 +275,7 @@ class SharedSource(PooledGames):
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
         """Go on from a checkpoint: every worker's games, and the rollout that was in flight."""
-        saved = _from_one_worker(saved)
+        saved = one_form(saved)
         workers = saved.get("workers")
         if workers is None:
             raise ValueError(
@@ -303,11 +306,14 @@ class SharedSource(PooledGames):
         self.crew.close()
 
 
-def _from_one_worker(saved: dict[str, Any]) -> dict[str, Any]:
-    """A checkpoint of the overlap's one worker as its releases before 0.14 kept it (under
-    ``overlap``), in the form of any worker's."""
+def one_form(saved: dict[str, Any]) -> dict[str, Any]:
+    """The games of a checkpoint in the form of any workers' (``workers``, ``pending``): the
+    overlap's one worker kept them under ``overlap`` before the workers came; any other
+    checkpoint's games as they are."""
     old = saved.get("overlap")
     if old is None:
+        if "workers" in saved and "pending" not in saved:  # Ray's, before the overlap joined
+            return {**saved, "pending": None}
         return saved
     pending = old["pending"]
     if pending is not None:
