@@ -32,6 +32,7 @@ DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
 UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
 TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned by 2-player self-play: hard to exploit
 MATCH_BOT = "match"  # the universal bot fine-tuned on the match reward, 4- and 2-player spar
+SEARCH_LOOP_BOT = "exit2"  # spar2 trained further with search in the loop: 2-player spar
 
 
 def data_folder(package: str) -> Path:
@@ -61,7 +62,7 @@ def shipped_file(package: str, suffix: str, name: str, what: str) -> Path:
 
 
 def bot_names() -> list[str]:
-    """The names of the shipped bots, sorted: ``["match", "spar2", "spar4", "universal"]``."""
+    """The names of the shipped bots, sorted: ``["exit2", "match", "spar2", "spar4", "universal"]``."""
     return shipped_names(BOTS_PACKAGE, BOT_SUFFIX)
 
 
@@ -77,11 +78,13 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
 def default_bots() -> list[str]:
     """The shipped bots ``spar play`` and ``spar serve`` seat, in order of preference; each
     game gets the first that plays it, the stronger match player where two do (matches won
-    head to head, docs/guide/strength.md): the two-player bot (2-player spar: it beats the
-    universal bot there, and is harder to exploit), the match bot (4-player spar, at any
-    session end: it wins more matches than the universal bot), the universal bot (49 games,
-    and 4-player spar's hands better than the specialist), then the specialist."""
-    preferred = (TWO_PLAYER_BOT, MATCH_BOT, UNIVERSAL_BOT, DEFAULT_BOT)
+    head to head, docs/guide/strength.md): the search-loop bot (2-player spar: it beats the
+    two-player bot and ``search`` itself, docs/guide/search-loop.md), the two-player bot
+    (it beats the universal bot there, and is harder to exploit), the match bot (4-player
+    spar, at any session end: it wins more matches than the universal bot), the universal
+    bot (49 games, and 4-player spar's hands better than the specialist), then the
+    specialist."""
+    preferred = (SEARCH_LOOP_BOT, TWO_PLAYER_BOT, MATCH_BOT, UNIVERSAL_BOT, DEFAULT_BOT)
     return [name for name in preferred if name in bot_names()]
 
 

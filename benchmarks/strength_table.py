@@ -10,7 +10,7 @@ Each cell is one command (printed with ``--commands``):
 - against ``heuristic``: ``spar bench AGENT heuristic ...`` (one agent, the other seats
   ``heuristic``), the agent's mean payoff per hand;
 - against the universal bot: the same with ``onnx:universal`` (the bot ``spar play``
-  seats in 4-player spar; in 2-player spar it seats ``onnx:spar2``, a row here) in the
+  seats in 4-player spar; in 2-player spar it seats ``onnx:exit2``, a row here) in the
   other seats;
 - approximate exploitability: ``spar exploit AGENT`` with a fixed budget (by default 30
   minutes on one thread, after imitating the shipped bot: ``--warm-start``), the best
@@ -44,6 +44,7 @@ AGENTS = {
         "pimc",
         BOT,
         "onnx:spar2",
+        "onnx:exit2",
         "cfr:runs/mccfr_spar2/policy.npz",
         "search",
     ],

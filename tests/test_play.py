@@ -396,7 +396,7 @@ def test_spar_play_reviews_the_hand_just_played_with_the_v_key() -> None:
     child.sendline("v")
     child.expect("Review of the hand")
     child.expect(r"(\d+ mistakes? in 5 decisions, costing [\d.]+ points|no mistake in 5 decisions)")
-    child.expect("the bot onnx:spar2 playing every")  # the shipped bot models the seats
+    child.expect("the bot onnx:exit2 playing every")  # the shipped bot models the seats
     verdicts = ["was the search's best card", "not a mistake: ", "mistake: ", "only legal card"]
     for trick in range(1, SPAR4.hand_size + 1):
         child.expect(f"trick {trick} of 5: ")

@@ -143,6 +143,37 @@ def test_a_tiny_run_logs_search_resumes_exactly_and_its_iterations_join_its_leag
         assert torch.equal(tensor, b["games"]["search_buffer"][key]), key
 
 
+def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_run(
+    tmp_path: Path,
+) -> None:
+    """With rollout.workers the searched games are shared out with the run's: each worker
+    searches its share beside its rollout, the learner keeps what they found, and a seed and
+    a worker count give the same checkpoints, stopped and resumed or not."""
+    sets = [*SEARCHED, "rollout.workers=2", "rollout.games=64", "run.updates=3",
+            "run.checkpoint_every=1", "eval.every=3", "eval.deals=20",
+            "warmstart.updates=1"]  # fmt: skip
+    config = load_config(TINY, sets)
+    whole = train(config, tmp_path / "a")
+    tags = read_scalars(whole.run_dir)
+    for tag in ("losses/search_agreement", "time/search_seconds", "time/workers_seconds"):
+        assert list(tags[tag][0]) == [1, 2, 3], tag
+    assert tags["losses/search_decisions"][1][-1] == 64  # the buffer filled from both workers
+    a = load_checkpoint(whole.run_dir / "checkpoints" / "update_000003.pt")
+    workers = a["games"]["inner"]["workers"]
+    assert len(workers) == 2 and all("searched" in w for w in workers)  # two games each
+    assert "search_games" not in a["games"]  # none in the learner's process
+
+    train(config, tmp_path / "b", stop_after=2)
+    resumed = train(config, tmp_path / "b", resume=True)
+    b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000003.pt")
+    for key, tensor in a["weights"].items():
+        assert torch.equal(tensor, b["weights"][key]), key
+    for key, tensor in a["games"]["search_buffer"].items():
+        assert torch.equal(tensor, b["games"]["search_buffer"][key]), key
+    with pytest.raises(ValueError, match="searched games were played by rollout workers"):
+        train(load_config(TINY, [*sets, "rollout.workers=0"]), tmp_path / "b", resume=True)
+
+
 def test_on_micro_the_loop_s_exact_exploitability_goes_down(tmp_path: Path) -> None:
     """Search's targets alone (no PPO update): the network learns only what search found over
     it, round after round, and its exact exploitability falls."""
@@ -218,6 +249,9 @@ def test_the_search_loop_page_commands_run_with_small_sizes(tmp_path, monkeypatc
             assert main([*argv[1:], *SMALL[argv[2] if argv[1] == "league" else argv[1]]]) == 0
         ran.append(argv[1])
     assert ran == ["train", "train", "train", "league", "league", "benchmarks/search_loop_climb.py",
-                   "benchmarks/search_speed.py"]  # fmt: skip
+                   "benchmarks/search_speed.py", "train"]  # fmt: skip
+    workers = load_checkpoint(max((tmp_path / "runs" / "exit_spar2_workers" / "checkpoints")
+                                  .glob("*.pt")))["games"]["inner"]["workers"]  # fmt: skip
+    assert all("searched" in w for w in workers)  # the workers searched
     assert (tmp_path / "climb.png").read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "runs" / "exit_spar4" / "league" / "league.json").exists()

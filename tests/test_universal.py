@@ -240,7 +240,7 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
     games = signature_of(meta, "bot")["games"]
     assert len(games) == len(GAMES) + 5  # every play preset and count, and the spar options
     specialists = {  # the shipped bot that wins more matches than the universal bot there
-        (2, "spar"): "onnx:spar2",
+        (2, "spar"): "onnx:exit2",
         (4, "spar"): "onnx:match",
     }
     for game in games:
@@ -251,7 +251,7 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
         assert (spec, note) == (seated if plain else "onnx:universal", None), game
     for end in ("target:20", "stones:30", "hands:5"):  # a covered game, to any end
         assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:match"
-        assert _default_spec(make_rules("spar", players=2, end=end))[0] == "onnx:spar2"
+        assert _default_spec(make_rules("spar", players=2, end=end))[0] == "onnx:exit2"
         assert _default_spec(make_rules("spar", players=3, end=end))[0] == "onnx:universal"
     assert _default_spec(make_rules("spar", players=4, last_two="bonus"))[0] == "heuristic"
 
@@ -329,8 +329,8 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
         ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
         ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
-        ({"variant": "spar", "players": 2}, "onnx:spar2"),  # the two-player bot, where it plays
-        ({"variant": "spar", "players": 2, "end": "target:15"}, "onnx:spar2"),
+        ({"variant": "spar", "players": 2}, "onnx:exit2"),  # the search-loop bot, where it plays
+        ({"variant": "spar", "players": 2, "end": "target:15"}, "onnx:exit2"),
     ):
         setup = lobby.setup({**form, "opponents": "shipped"})
         lineup = say_phrase(setup.lineup, "en")
@@ -344,7 +344,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
 
 def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:
     """Search takes its policy from the first shipped bot that plays the game, the universal
-    bot before the match bot: the two-player bot at 2 players, the universal bot at 3 (it
+    bot before the match bot: the search-loop bot at 2 players, the universal bot at 3 (it
     once asked the two-player bot for every game, and a 3-player game with search could not
     start) and at 4, where search with the match bot's policy, seated once, lost to search
     with the universal bot's on duplicate deals (benchmarks/README.md)."""
@@ -354,7 +354,7 @@ def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_
     from spar_apps.web.lobby import FormError
 
     lobby = Lobby(default_bot_specs(), think=0.1)
-    for players, policy in ((2, "onnx:spar2"), (3, "onnx:universal"), (4, "onnx:universal")):
+    for players, policy in ((2, "onnx:exit2"), (3, "onnx:universal"), (4, "onnx:universal")):
         setup = lobby.setup({"variant": "spar", "players": players, "opponents": "search"})
         assert isinstance(setup.bots[1], SearchAgent) and setup.searching
         assert say_phrase(setup.lineup, "en") == "search: the strongest bot (up to 0.1 s a move)"

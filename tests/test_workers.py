@@ -190,3 +190,23 @@ def test_auto_gives_a_worker_a_core_and_at_most_one_a_game() -> None:
     assert resolve_workers("auto", [1]) == 1
     assert resolve_workers("auto", [5, 5]) == min(cores, 2)  # a mix: a game is one worker's
     assert resolve_workers(3, [1000]) == 3
+
+
+def test_an_onnx_bot_travels_to_a_worker_as_its_model_and_plays_the_same() -> None:
+    """The warm start sends its teacher (often a shipped bot) to every worker: a bot pickles
+    as its model's bytes and is rebuilt there, since an onnxruntime session cannot travel."""
+    import pickle
+
+    import numpy as np
+    from test_worlds import random_situation
+
+    from spar_agents import make_agent
+    from spar_env import make_rules
+
+    rules = make_rules("spar", players=2)
+    bot = make_agent("onnx:spar2", rules)
+    copy = pickle.loads(pickle.dumps(bot))
+    assert copy is not bot and copy.where == bot.where
+    situation = random_situation(rules, 64, np.random.default_rng(0))
+    a, b = (agent.act(situation, np.random.default_rng(1)) for agent in (bot, copy))
+    assert np.array_equal(a.actions, b.actions) and np.array_equal(a.probs, b.probs)

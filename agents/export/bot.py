@@ -165,6 +165,7 @@ class OnnxAgent:
         self.rules = rules
         self.session = session
         self.greedy = greedy
+        self.source = source
         self.meta: dict[str, str] = dict(session.get_modelmeta().custom_metadata_map)
         where = where or "the bot"
         self.where = where
@@ -181,6 +182,15 @@ class OnnxAgent:
             )
             game_bot = specialise(model, self.view, where).SerializeToString()
             self.game_session = load_session(game_bot, where)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its model's bytes, so that a rollout worker (a process, a Ray actor on
+        another machine) builds its own session: an onnxruntime session cannot be pickled."""
+        if self.source is None:
+            raise TypeError(f"{self.where}: a bot built from a bare session cannot be sent to "
+                            "another process; build it from its file")  # fmt: skip
+        data = self.source if isinstance(self.source, bytes) else Path(self.source).read_bytes()
+        return _rebuilt, (self.rules, data, self.greedy, self.where)
 
     @classmethod
     def from_path(cls, rules: Ruleset, path: str | os.PathLike, greedy: bool = True) -> OnnxAgent:
@@ -261,3 +271,8 @@ def _sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     with np.errstate(divide="ignore"):
         gumbel = -np.log(-np.log(rng.random(probs.shape)))
         return (np.log(probs) + gumbel).argmax(axis=1)
+
+
+def _rebuilt(rules: Ruleset, data: bytes, greedy: bool, where: str) -> OnnxAgent:
+    """An :class:`OnnxAgent` unpickled (:meth:`OnnxAgent.__reduce__`)."""
+    return OnnxAgent(rules, load_session(data, where), greedy, where=where, source=data)

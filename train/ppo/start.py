@@ -85,13 +85,20 @@ def make_source(
     drawing from the run's generator), or by a wrapper around that source: in worker processes
     (``rollout.workers``, ``rollout.overlap``) or on Ray actors (``[ray] enabled``), each
     worker drawing from its own generator; with ``search.games``, wrapped by
-    :class:`~spar_train.ppo.sources.search.SearchSource`."""
+    :class:`~spar_train.ppo.sources.search.SearchSource`, whose searched games the workers
+    play beside their share of the run's, where there are workers."""
     source = _played_where(config, mix, rng, place)
     if config.search.games > 0:  # search in the loop: search's targets beside each rollout
-        from spar_train.ppo.sources.search import SearchSource
+        from spar_train.ppo.sources.search import SearchSource, searched_games
 
-        return SearchSource(source, mix, config, rng)
+        here = None if on_workers(config) else searched_games(mix, config)(rng)
+        return SearchSource(source, here, config.search)
     return source
+
+
+def on_workers(config: Config) -> bool:
+    """Whether the run's games are played by rollout workers (processes, or Ray actors)."""
+    return config.rollout.overlap or config.rollout.workers != 0 or config.ray.enabled
 
 
 def _played_where(

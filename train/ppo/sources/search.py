@@ -8,8 +8,8 @@ as ever, and beside it (``Rollout.search``) the targets of searched decisions
 1. a second game batch of its own, ``search.games`` games of the run's mix, plays
    ``rollout.hands`` hands in self-play, every seat the current network, sampling its policy
    (the positions the network itself reaches). It is one more
-   :class:`~spar_train.ppo.sources.mix.MixSource`, played with a teacher: each game's
-   :class:`SearchLabeler`;
+   :class:`~spar_train.ppo.sources.mix.MixSource` (:class:`SearchedGames`), played with a
+   teacher: each game's :class:`SearchLabeler`;
 2. at every decision with more than one legal card, the labeler asks the ``search`` agent
    (:mod:`spar_agents.search`) for every legal card's value, with the current network as
    its model of every seat: its belief over the hidden cards and its rollouts. Its settings
@@ -20,6 +20,13 @@ as ever, and beside it (``Rollout.search``) the targets of searched decisions
 4. the last ``search.buffer`` searched decisions are kept (and saved with a checkpoint), so an
    update learns from more than the few decisions search afforded since the last one.
 
+With rollout workers (``rollout.workers``, ``rollout.overlap``, Ray), each worker plays its
+share of the searched games beside its share of the run's (:class:`SearchedGames`, built in
+the worker by :func:`searched_games`), with its own generator, and the learner joins what they
+found in worker order: the searches run on every core, and a seed and a worker count still
+fix the run. With the overlap the searched games of a rollout played ahead are searched over
+the network one update older, as its rollout is played.
+
 After the next update the network is newer, so the next rollout's search is over the newer
 network: the loop of expert iteration. The warm start's imitation collects with a teacher of
 its own and gets no search.
@@ -29,7 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,7 +53,7 @@ from spar_env.core.bits import popcount
 from spar_train.ppo.games import GameMix, MixGame, reward_scale
 from spar_train.ppo.sources.base import ModelMaker, Rollout, RolloutSource
 from spar_train.ppo.sources.batch import hidden_hands
-from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.sources.mix import MixSource, Piece
 from spar_train.ppo.sources.pools import SELF, MixPool
 from spar_train.sections import Config, SearchSection
 
@@ -97,24 +105,71 @@ class SearchLabeler:
         return SearchTargets(obs[rows], mask[rows], probs, value, gain, extra)
 
 
+class SearchedGames:
+    """The searched self-play games (module docstring, steps 1 to 3): a
+    :class:`~spar_train.ppo.sources.mix.MixSource` of ``search.games`` games of the run's mix
+    (or of a worker's part of them), each learner seat the network and a labeler.
+
+    Args:
+        games: the searched games.
+        config: the run's config (``[search]``, the reward scales).
+    """
+
+    def __init__(self, games: MixSource, config: Config) -> None:
+        self.games = games
+        self.settings = config.search
+        self.scales = [reward_scale(config, game.rules) for game in games.games]
+        self.own_pool = games.pool({SELF: 1.0}, 0, None)
+
+    def play(self, model: ActorCritic, hands: int, rng: np.random.Generator
+             ) -> SearchTargets | None:  # fmt: skip
+        """``hands`` hands of every searched game with the network as it is now; what search
+        found at their decisions (None if no decision had a choice)."""
+        seed = int(rng.integers(SEED_BOUND))
+        labelers = [SearchLabeler(game, model, self.settings, seed, scale)
+                    for game, scale in zip(self.games.games, self.scales, strict=True)]  # fmt: skip
+        self.games.collect(model, self.own_pool, hands, rng, labelers)
+        found = [part for labeler in labelers for part in labeler.found]
+        return SearchTargets.join(found) if found else None
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return self.games.state_dict()
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        self.games.load_state_dict(saved)
+
+
+def searched_games(
+    mix: GameMix, config: Config, pieces: Sequence[Piece] | None = None
+) -> Callable[[np.random.Generator], SearchedGames]:
+    """What builds the searched games from a generator (picklable: a rollout worker builds its
+    own): ``search.games`` games of ``mix``, or the ``pieces`` of them a worker plays."""
+    return partial(_searched_games, mix, config, pieces)
+
+
+def _searched_games(mix: GameMix, config: Config, pieces: Sequence[Piece] | None,
+                    rng: np.random.Generator) -> SearchedGames:  # fmt: skip
+    searched = dataclasses.replace(config.rollout, games=config.search.games)
+    own = config.replace(rollout=searched)
+    return SearchedGames(MixSource(mix, own, rng, pieces=pieces), config)
+
+
 class SearchSource:
     """The run's source, with search's targets beside each rollout (module docstring).
 
     Args:
         inner: the run's own source.
-        mix: the run's games.
-        config: the run's config (``[search]``, the reward scales).
-        rng: draws the first deals of the searched games.
+        searched: the searched games, played here; None where the rollout workers play them
+            beside the run's games (:mod:`spar_train.ppo.wrappers.shared`), and ``inner``'s
+            rollouts carry what they found.
+        settings: the run's ``[search]``.
     """
 
-    def __init__(self, inner: RolloutSource, mix: GameMix, config: Config,
-                 rng: np.random.Generator) -> None:  # fmt: skip
+    def __init__(self, inner: RolloutSource, searched: SearchedGames | None,
+                 settings: SearchSection) -> None:  # fmt: skip
         self.inner = inner
-        self.settings = config.search
-        searched = dataclasses.replace(config.rollout, games=config.search.games)
-        self.selfplay = MixSource(mix, config.replace(rollout=searched), rng)
-        self.scales = [reward_scale(config, game.rules) for game in mix.games]
-        self.own_pool = self.selfplay.pool({SELF: 1.0}, 0, None)
+        self.searched = searched
+        self.settings = settings
         self.buffer: SearchTargets | None = None
 
     def pool(self, shares: dict[str, float], keep: int, make_model: ModelMaker | None) -> MixPool:
@@ -133,15 +188,15 @@ class SearchSource:
         rollout = self.inner.collect(model, pool, hands, rng, teacher, ahead=ahead)
         if teacher is not None:  # the warm start's imitation: no search
             return rollout
-        began = time.perf_counter()
-        seed = int(rng.integers(SEED_BOUND))
-        labelers = [SearchLabeler(game, model, self.settings, seed, scale)
-                    for game, scale in zip(self.selfplay.games, self.scales, strict=True)]  # fmt: skip
-        self.selfplay.collect(model, self.own_pool, hands, rng, labelers)
-        found = [part for labeler in labelers for part in labeler.found]
-        if found:
-            self._keep(SearchTargets.join(found))
-        seconds = {**rollout.seconds, "search": time.perf_counter() - began}
+        seconds = dict(rollout.seconds)
+        if self.searched is None:  # the workers searched beside their rollouts
+            found = rollout.search
+        else:
+            began = time.perf_counter()
+            found = self.searched.play(model, hands, rng)
+            seconds["search"] = time.perf_counter() - began
+        if found is not None:
+            self._keep(found)
         return dataclasses.replace(rollout, search=self.buffer, seconds=seconds)
 
     def _keep(self, found: SearchTargets) -> None:
@@ -151,8 +206,9 @@ class SearchSource:
         self.buffer = joined.take(slice(max(joined.size - keep, 0), None))
 
     def state_dict(self) -> dict[str, Any]:
-        saved: dict[str, Any] = {"inner": self.inner.state_dict(),
-                                 "search_games": self.selfplay.state_dict()}  # fmt: skip
+        saved: dict[str, Any] = {"inner": self.inner.state_dict()}
+        if self.searched is not None:
+            saved["search_games"] = self.searched.state_dict()
         if self.buffer is not None:
             saved["search_buffer"] = {
                 f.name: torch.from_numpy(np.ascontiguousarray(getattr(self.buffer, f.name)))
@@ -162,11 +218,18 @@ class SearchSource:
         return saved
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
-        if "search_games" not in saved:
+        if "inner" not in saved:
             raise ValueError("saved games: no searched games (the checkpoint is of a run "
                              "without search.games)")  # fmt: skip
+        if self.searched is not None:
+            if "search_games" not in saved:
+                raise ValueError("saved games: the searched games were played by rollout "
+                                 "workers; resume the run with them")  # fmt: skip
+            self.searched.load_state_dict(saved["search_games"])
+        elif "search_games" in saved:
+            raise ValueError("saved games: the searched games were played in the learner's "
+                             "process; resume the run without rollout workers")  # fmt: skip
         self.inner.load_state_dict(saved["inner"])
-        self.selfplay.load_state_dict(saved["search_games"])
         kept = saved.get("search_buffer")
         self.buffer = None
         if kept is not None:

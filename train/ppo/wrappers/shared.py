@@ -58,13 +58,14 @@ import numpy as np
 import torch
 
 from spar_agents.base import Agent
+from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix, build_model
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_games, merge_rollouts
 from spar_train.ppo.sources.mix import Piece, mix_source
 from spar_train.ppo.sources.pools import MixPool, weights_of
-from spar_train.ppo.wrappers.worker import WorkerDied, WorkerState, tensors
+from spar_train.ppo.wrappers.worker import WorkerDied, WorkerState, arrays, tensors
 from spar_train.sections import Config
 
 REPLACEMENTS = 3  # new workers a share may need in one rollout before the run stops
@@ -197,24 +198,28 @@ class SharedSource(PooledGames):
         if self.pending is None:
             raise RuntimeError("no rollout in flight")
         began = time.perf_counter()
-        parts: list[list[Rollout]] = [[] for _ in range(self.crew.size)]
+        played: list[Any] = [None] * self.crew.size  # each worker's Played
         states = list(self._states)
-        spent = [0.0] * self.crew.size
         waiting, lost = set(range(self.crew.size)), [0] * self.crew.size
         while waiting:
             try:
-                worker, (parts_of, state, seconds) = self.crew.answer()
+                worker, answer = self.crew.answer()
             except WorkerLost as e:
                 self._replace(e.worker, lost)
                 continue
-            parts[worker], states[worker], spent[worker] = parts_of, state, seconds
+            played[worker] = answer
+            states[worker] = answer.state
             waiting.discard(worker)
         self._states, self.pending = states, None
-        rollout = self._join(parts)
-        slowest = max(spent)
+        rollout = self._join([p.parts for p in played])
+        slowest = max(p.seconds for p in played)
         waited = time.perf_counter() - began
         seconds = {**rollout.seconds, "workers": slowest, "transfer": max(0.0, waited - slowest)}
-        return dataclasses.replace(rollout, seconds=seconds)
+        found = [p.found for p in played if p.found is not None]
+        if any(p.search_seconds > 0 for p in played):  # the workers searched (search.games)
+            seconds["search"] = max(p.search_seconds for p in played)
+        search = SearchTargets.join(found) if found else None
+        return dataclasses.replace(rollout, seconds=seconds, search=search)
 
     def _replace(self, worker: int, lost: list[int]) -> None:
         """A new worker in place of a lost one, playing its share of the rollout again."""
@@ -269,7 +274,7 @@ class SharedSource(PooledGames):
     def state_dict(self) -> dict[str, Any]:
         """Every worker's games (as tensors) and generator before the rollout in flight, and
         what plays that rollout (None when none is)."""
-        workers = [{"games": tensors(s["games"]), "rng": s["rng"]} for s in self._states]
+        workers = [{k: v if k == "rng" else tensors(v) for k, v in s.items()} for s in self._states]
         pending = None if self.pending is None else vars(self.pending).copy()
         return {"workers": workers, "pending": pending}
 
@@ -289,10 +294,7 @@ class SharedSource(PooledGames):
             )
         if self.pending is not None:
             self.gather()  # nothing may be in flight while the games are replaced
-        states = [
-            {"games": {k: v.numpy() for k, v in w["games"].items()}, "rng": w["rng"]}
-            for w in workers
-        ]
+        states = [{k: v if k == "rng" else arrays(v) for k, v in w.items()} for w in workers]
         self.crew.call_all("load_state", [(s,) for s in states])
         self._states = states
         self._holds = [{} for _ in range(self.crew.size)]
@@ -326,11 +328,18 @@ def worker_args(config: Config, mix: GameMix, precision: Precision, workers: int
     """What each of ``workers`` workers plays (:func:`worker_pieces`), and the arguments of its
     :class:`~spar_train.ppo.wrappers.worker.RolloutWorker` (picklable: it is built where it
     runs): its part of the mix, in ``precision``, the run's seed, its number, the run's network
-    maker and ``threads`` torch threads."""
+    maker, ``threads`` torch threads, and with ``search.games`` its part of the searched games,
+    shared out as the run's games are (none for a worker left without any)."""
     pieces = worker_pieces(mix.shares(config.rollout.games), workers)
     make_model = partial(build_model, config, mix)
+    searched: list[Any] = [None] * workers
+    if config.search.games > 0:
+        from spar_train.ppo.sources.search import searched_games
+
+        searched = [searched_games(mix, config, p) if sum(n for _, n in p) else None
+                    for p in worker_pieces(mix.shares(config.search.games), workers)]  # fmt: skip
     args = [(mix_source(mix, config, precision=precision, pieces=p), config.run.seed, i,
-             make_model, threads) for i, p in enumerate(pieces)]  # fmt: skip
+             make_model, threads, searched[i]) for i, p in enumerate(pieces)]  # fmt: skip
     return pieces, args
 
 

@@ -24,6 +24,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -31,36 +32,62 @@ import numpy as np
 import torch
 
 from spar_agents.base import Agent
+from spar_agents.ppo.improve import SearchTargets
 from spar_train.ppo.sources.base import ModelMaker, Rollout, SourceMaker
 from spar_train.ppo.sources.pools import MixPool
 
 WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
-# {"games": {field: array} of the source's games, "rng": its generator's state}. The
-# games travel as NumPy arrays: torch cannot pickle its uint64 tensors (checkpoints
-# are zip files, which can).
+# {"games": {field: array} of the source's games, "rng": its generator's state, and with
+# search.games "searched": {field: array} of its searched games}. The games travel as NumPy
+# arrays: torch cannot pickle its uint64 tensors (checkpoints are zip files, which can).
 WorkerState = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Played:
+    """A worker's answer to :meth:`RolloutWorker.collect`."""
+
+    parts: list[Rollout]  # the rollout of each of its games, in the worker's order
+    found: SearchTargets | None  # what search found in its searched games (search.games)
+    state: WorkerState  # its state after
+    seconds: float  # what the call took here (the learner's wait less it is the transfer)
+    search_seconds: float  # of which the searched games (0 without any)
+
+
 class RolloutWorker:
-    """One rollout worker: its source, a CPU copy of the policy, the opponent pools."""
+    """One rollout worker: its source, a CPU copy of the policy, the opponent pools, and with
+    ``make_searched`` its part of the searched games (search in the loop,
+    :mod:`spar_train.ppo.sources.search`)."""
 
     def __init__(
         self, make_source: SourceMaker, seed: int, index: int, make_model: ModelMaker,
-        threads: int,
+        threads: int, make_searched: Callable[[np.random.Generator], Any] | None = None,
     ) -> None:  # fmt: skip
         torch.set_num_threads(threads)
         self.make_model = make_model
         self.rng = np.random.default_rng([seed, WORKER_STREAM, index])
         self.source = make_source(self.rng)
+        self.searched = None if make_searched is None else make_searched(self.rng)
         self.model = make_model()
         self.pools: dict[tuple[Any, ...], MixPool] = {}
 
     def state(self) -> WorkerState:
-        games = {k: v.numpy() for k, v in self.source.state_dict().items()}
-        return {"games": games, "rng": self.rng.bit_generator.state}
+        state: WorkerState = {"games": arrays(self.source.state_dict()),
+                              "rng": self.rng.bit_generator.state}  # fmt: skip
+        if self.searched is not None:
+            state["searched"] = arrays(self.searched.state_dict())
+        return state
 
     def load_state(self, state: WorkerState) -> None:
+        if (self.searched is None) != ("searched" not in state):
+            had = "searched games too" if "searched" in state else "no searched games"
+            raise ValueError(
+                f"saved games: the checkpoint's rollout workers played {had}; "
+                "resume the run with the search.games it was played with"
+            )
         self.source.load_state_dict(tensors(state["games"]))
+        if self.searched is not None:
+            self.searched.load_state_dict(tensors(state["searched"]))
         self.rng.bit_generator.state = state["rng"]
 
     def collect(
@@ -71,13 +98,10 @@ class RolloutWorker:
         snapshots: list[dict[str, torch.Tensor]] | None,
         hands: int,
         teacher: Sequence[Agent] | None,
-    ) -> tuple[list[Rollout], WorkerState, float]:
-        """Play ``hands`` hands in every game of this worker; ``snapshots`` if the pool's changed;
-        ``teacher``: one agent a game of this worker, for imitation.
-
-        Returns the rollout of each of its games (in the worker's order), its state after, and
-        the seconds the call took here (the learner's wait less them is the transfer).
-        """
+    ) -> Played:
+        """Play ``hands`` hands in every game of this worker, then in its searched games (not
+        with a ``teacher``: one agent a game of this worker, for imitation); ``snapshots`` if
+        the pool's changed."""
         began = time.perf_counter()
         self.model.load_state_dict(weights)
         key = (tuple(mix.items()), keep)
@@ -87,7 +111,17 @@ class RolloutWorker:
         if snapshots is not None:
             pool.load_snapshots(snapshots)
         parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher)
-        return parts, self.state(), time.perf_counter() - began
+        found, searched = None, 0.0
+        if self.searched is not None and teacher is None:
+            searching = time.perf_counter()
+            found = self.searched.play(self.model, hands, self.rng)
+            searched = time.perf_counter() - searching
+        return Played(parts, found, self.state(), time.perf_counter() - began, searched)
+
+
+def arrays(saved: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    """A source's saved games as NumPy arrays, to travel (see :data:`WorkerState`)."""
+    return {k: v.numpy() for k, v in saved.items()}
 
 
 def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
