@@ -174,6 +174,26 @@ def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_r
         train(load_config(TINY, [*sets, "rollout.workers=0"]), tmp_path / "b", resume=True)
 
 
+@pytest.mark.parametrize(
+    ("inner", "message"),
+    [
+        ({"spar2/hands": None}, r"in the learner's process; resume the run without rollout workers"),
+        ({"workers": [], "pending": None}, r"as spar-rl did before its workers searched; .* start it again"),
+        ({"overlap": {}}, r"as spar-rl did before its workers searched"),
+    ],
+)  # fmt: skip
+def test_searched_games_of_the_learners_process_are_refused_on_workers(inner, message) -> None:
+    """A checkpoint whose searched games the learner played cannot go on with workers that
+    search: a run without workers is told to resume without them; a run of an older version,
+    whose workers played only the run's games, is told it cannot go on."""
+    from spar_train.ppo.sources.search import SearchSource
+    from spar_train.sections import SearchSection
+
+    source = SearchSource(None, None, SearchSection())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=message):
+        source.load_state_dict({"inner": inner, "search_games": {}})
+
+
 def test_on_micro_the_loop_s_exact_exploitability_goes_down(tmp_path: Path) -> None:
     """Search's targets alone (no PPO update): the network learns only what search found over
     it, round after round, and its exact exploitability falls."""

@@ -104,16 +104,17 @@ def on_workers(config: Config) -> bool:
 def _played_where(
     config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
 ) -> RolloutSource:
-    """The run's own games' source: here, in worker processes or on Ray (:func:`make_source`)."""
-    if config.rollout.overlap or config.rollout.workers != 0:
-        from spar_train.ppo.wrappers.processes import process_source
-
-        return process_source(config, mix, place.workers)
+    """The run's own games' source: here, in worker processes or on Ray (:func:`make_source`;
+    the config check refuses Ray with either of the others)."""
+    if not on_workers(config):
+        return mix_source(mix, config, precision=place.rollout)(rng)
     if config.ray.enabled:
         from spar_train.ppo.wrappers.on_ray import ray_source
 
         return ray_source(config, mix, place.workers)
-    return mix_source(mix, config, precision=place.rollout)(rng)
+    from spar_train.ppo.wrappers.processes import process_source
+
+    return process_source(config, mix, place.workers)
 
 
 def _resume_or_begin(run: Run) -> None:

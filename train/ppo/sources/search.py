@@ -227,8 +227,7 @@ class SearchSource:
                                  "workers; resume the run with them")  # fmt: skip
             self.searched.load_state_dict(saved["search_games"])
         elif "search_games" in saved:
-            raise ValueError("saved games: the searched games were played in the learner's "
-                             "process; resume the run without rollout workers")  # fmt: skip
+            raise ValueError(_searched_here(saved["inner"]))
         self.inner.load_state_dict(saved["inner"])
         kept = saved.get("search_buffer")
         self.buffer = None
@@ -248,3 +247,15 @@ class SearchSource:
 
     def close(self) -> None:
         self.inner.close()
+
+
+def _searched_here(inner: dict[str, Any]) -> str:
+    """Why a checkpoint whose searched games were played in the learner's process cannot go on
+    with rollout workers searching them."""
+    if "workers" not in inner and "overlap" not in inner:
+        return ("saved games: the searched games were played in the learner's process; resume "
+                "the run without rollout workers (rollout.workers = 0, rollout.overlap = false, "
+                "ray.enabled = false)")  # fmt: skip
+    return ("saved games: the run's games were played by rollout workers but its searched games "
+            "in the learner's process, as spar-rl did before its workers searched; such a run "
+            "cannot go on exactly: start it again (its checkpoints still play, as ppo: agents)")  # fmt: skip

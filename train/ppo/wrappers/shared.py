@@ -65,7 +65,7 @@ from spar_train.ppo.games import GameMix, build_model
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_games, merge_rollouts
 from spar_train.ppo.sources.mix import Piece, mix_source
 from spar_train.ppo.sources.pools import MixPool, weights_of
-from spar_train.ppo.wrappers.worker import WorkerDied, WorkerState, arrays, tensors
+from spar_train.ppo.wrappers.worker import Played, WorkerDied, WorkerState, arrays, tensors
 from spar_train.sections import Config
 
 REPLACEMENTS = 3  # new workers a share may need in one rollout before the run stops
@@ -198,7 +198,7 @@ class SharedSource(PooledGames):
         if self.pending is None:
             raise RuntimeError("no rollout in flight")
         began = time.perf_counter()
-        played: list[Any] = [None] * self.crew.size  # each worker's Played
+        played: dict[int, Played] = {}
         states = list(self._states)
         waiting, lost = set(range(self.crew.size)), [0] * self.crew.size
         while waiting:
@@ -211,13 +211,14 @@ class SharedSource(PooledGames):
             states[worker] = answer.state
             waiting.discard(worker)
         self._states, self.pending = states, None
-        rollout = self._join([p.parts for p in played])
-        slowest = max(p.seconds for p in played)
+        answers = [played[worker] for worker in range(self.crew.size)]
+        rollout = self._join([p.parts for p in answers])
+        slowest = max(p.seconds for p in answers)
         waited = time.perf_counter() - began
         seconds = {**rollout.seconds, "workers": slowest, "transfer": max(0.0, waited - slowest)}
-        found = [p.found for p in played if p.found is not None]
-        if any(p.search_seconds > 0 for p in played):  # the workers searched (search.games)
-            seconds["search"] = max(p.search_seconds for p in played)
+        found = [p.found for p in answers if p.found is not None]
+        if any(p.search_seconds > 0 for p in answers):  # the workers searched (search.games)
+            seconds["search"] = max(p.search_seconds for p in answers)
         search = SearchTargets.join(found) if found else None
         return dataclasses.replace(rollout, seconds=seconds, search=search)
 
