@@ -18,8 +18,8 @@ def test_the_scaling_script_runs_every_case_and_writes_every_ratio(tmp_path: Pat
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
-    assert {"universal.cpu2", "universal.gpu", "default.cpu2", "default.gpu",
-            "universal.workers2"} <= set(report["figures"])  # fmt: skip
+    assert {"universal.cpu2", "universal.gpu", "universal.gpu_served", "default.cpu2",
+            "default.gpu", "default.gpu_served", "universal.workers2"} <= set(report["figures"])  # fmt: skip
     assert all(v > 0 for v in report["figures"].values())
-    assert len(report["ratios"]) == 3 and report["machine"]["quick"] is True
-    assert "universal.gpu/cpu2" in done.stdout and "(target 10x:" in done.stdout
+    assert len(report["ratios"]) == 5 and report["machine"]["quick"] is True
+    assert "universal.gpu_served/cpu2" in done.stdout and "(target 10x:" in done.stdout

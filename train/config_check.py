@@ -79,6 +79,23 @@ def _check_rollout(c: Config) -> None:
         _require(not c.ray.enabled, "rollout.overlap", "false with ray.enabled (the overlap "
                  "plays in local worker processes; Ray's actors play in step with the learner)",
                  True)  # fmt: skip
+    _check_inference(c)
+
+
+def _check_inference(c: Config) -> None:
+    """``rollout.inference``: "learner" asks for worker processes, and no overlap (the learner
+    cannot answer their turns while it updates)."""
+    inference = c.rollout.inference
+    _require(inference in ("workers", "learner"), "rollout.inference", '"workers" or "learner"',
+             inference)  # fmt: skip
+    if inference == "workers":
+        return
+    _require(c.rollout.workers != 0, "rollout.workers", 'a number or "auto" with '
+             'rollout.inference = "learner" (it answers the turns of worker processes)',
+             c.rollout.workers)  # fmt: skip
+    _require(not c.rollout.overlap, "rollout.overlap", 'false with rollout.inference = '
+             '"learner" (the learner cannot answer the workers\' turns while it updates)',
+             True)  # fmt: skip
 
 
 def _check_workers(c: Config) -> None:

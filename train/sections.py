@@ -72,6 +72,10 @@ class RolloutSection:
     # updates on this one, with the weights one update older (spar_train.ppo.wrappers.shared).
     overlap: bool = False
     worker_threads: int = 1  # each worker process's torch threads
+    # Who runs the networks for the workers' games: "workers" (each its CPU copy) | "learner"
+    # (the workers send their turns to the learner's process, which answers every worker's in
+    # one batch on its device: for a GPU box; spar_train.ppo.wrappers.served)
+    inference: str = "workers"
 
 
 _UPDATE = PPOSettings()  # the home of the update's defaults (agents/ppo/update.py)

@@ -114,7 +114,8 @@ def _played_where(
         return ray_source(config, mix, place.workers)
     from spar_train.ppo.wrappers.processes import process_source
 
-    return process_source(config, mix, place.workers)
+    served = place.rollout if config.rollout.inference == "learner" else None
+    return process_source(config, mix, place.workers, served=served)
 
 
 def _resume_or_begin(run: Run) -> None:

@@ -13,15 +13,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from spar_agents.base import Agent
 from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
+from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import MixGame
 from spar_train.ppo.sources.pools import MixPool
+
+if TYPE_CHECKING:
+    from spar_train.ppo.sources.lockstep import Answer
 
 ModelMaker = Callable[[], ActorCritic]  # a fresh network of the run's shape (picklable)
 
@@ -73,6 +77,8 @@ class PartSource(RolloutSource, Protocol):
     """A source a worker holds (:mod:`spar_train.ppo.wrappers`): it also gives each of its
     games' rollouts apart, to be joined with the other workers'."""
 
+    precision: Precision  # the arithmetic of its forward passes
+
     def collect_games(
         self,
         model: ActorCritic,
@@ -80,8 +86,10 @@ class PartSource(RolloutSource, Protocol):
         hands: int,
         rng: np.random.Generator,
         teacher: Sequence[Agent] | None = None,
+        answer: Answer | None = None,
     ) -> list[Rollout]:
-        """The rollout of each of the source's games, in order."""
+        """The rollout of each of the source's games, in order; ``answer`` answers the
+        networks' turns (:data:`~spar_train.ppo.sources.lockstep.Answer`; None: here)."""
         ...
 
 

@@ -11,15 +11,19 @@ step of its games it yields the decisions networks must take:
 and it is sent the answers back, in the order asked. :func:`play_in_lockstep`
 drives many such generators at once (one per game of a mix,
 :mod:`spar_train.ppo.sources.mix`): each round, it groups every pending turn by network
-and each network answers its group in one forward pass. For 49 games of a
-few hundred hands each, that is one pass per network and step instead of 49.
+and each network answers its group in one forward pass (:func:`answer_here`). For 49 games
+of a few hundred hands each, that is one pass per network and step instead of 49. A rollout
+worker may pass the round's turns on instead, to be answered in the learner's process together
+with every other worker's (``rollout.inference = "learner"``,
+:mod:`spar_train.ppo.wrappers.served`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -55,15 +59,28 @@ Play = Generator[list[Turn], list[Any], R]
 """A batch's play: yields the turns of a step, is sent their answers, returns its result."""
 
 
+Answer = Callable[[list[Turn]], tuple[list[Any], np.ndarray]]
+"""What answers a round's turns: each turn's answer, and the seconds ``[len(turns), 2]`` of
+forward passes each took (the learner's column, then the opponents')."""
+
+
 def play_in_lockstep(
-    learner: ActorCritic, plays: Sequence[Play[R]], precision: Precision = "float32"
+    learner: ActorCritic,
+    plays: Sequence[Play[R]],
+    precision: Precision = "float32",
+    answer: Answer | None = None,
 ) -> tuple[list[R], np.ndarray]:
     """Drive ``plays`` together (module docstring); the matrix products in ``precision``.
+    ``answer`` answers each round's turns: by default :func:`answer_here` (with the learner
+    and ``precision``), or another's, such as a rollout worker's that asks the learner's
+    process (:mod:`spar_train.ppo.wrappers.served`).
 
     Returns each play's result, and the seconds of forward passes each was answered
     by, ``[len(plays), 2]``: the learner's, then the opponents' (a pass's time shared
     out by rows).
     """
+    if answer is None:
+        answer = partial(answer_here, learner, precision=precision)
     results: dict[int, R] = {}
     seconds = np.zeros((len(plays), 2))
     pending: dict[int, list[Turn]] = {}
@@ -79,27 +96,43 @@ def play_in_lockstep(
     while pending:
         asked = dict(pending)
         pending.clear()
-        by_network: dict[int, list[tuple[int, int]]] = {}  # network -> (play, turn index)
+        whose = [i for i, turns in asked.items() for _ in turns]
+        outs, took = answer([turn for turns in asked.values() for turn in turns])
+        np.add.at(seconds, whose, took)
+        answers = iter(outs)
         for i, turns in asked.items():
-            for k, turn in enumerate(turns):
-                network = learner if isinstance(turn, LearnerTurn) else turn.model
-                by_network.setdefault(id(network), []).append((i, k))
-        answers: dict[int, list[Any]] = {i: [None] * len(turns) for i, turns in asked.items()}
-        for members in by_network.values():
-            turns = [asked[i][k] for i, k in members]
-            begin = time.perf_counter()
-            if isinstance(turns[0], LearnerTurn):
-                outs, column = learner_answers(learner, turns, precision), 0  # type: ignore[arg-type]
-            else:
-                outs, column = policy_answers(turns, precision), 1  # type: ignore[assignment,arg-type]
-            rows = np.array([t.obs.shape[0] for t in turns], dtype=np.float64)
-            share = (time.perf_counter() - begin) * rows / rows.sum()
-            for (i, k), out, part in zip(members, outs, share, strict=True):
-                answers[i][k] = out
-                seconds[i, column] += part
-        for i in asked:
-            advance(i, answers[i])
+            advance(i, [next(answers) for _ in turns])
     return [results[i] for i in range(len(plays))], seconds
+
+
+def answer_here(
+    learner: ActorCritic, turns: Sequence[Turn], precision: Precision = "float32"
+) -> tuple[list[Any], np.ndarray]:
+    """Answer ``turns`` here (an :data:`Answer`): grouped by network, one forward pass each,
+    whatever batch or worker each turn came from; a pass's time shared out by rows."""
+    outs: list[Any] = [None] * len(turns)
+    seconds = np.zeros((len(turns), 2))
+    by_network: dict[int, list[int]] = {}
+    for k, turn in enumerate(turns):
+        network = learner if isinstance(turn, LearnerTurn) else turn.model
+        by_network.setdefault(id(network), []).append(k)
+    for members in by_network.values():
+        group = [turns[k] for k in members]
+        begin = time.perf_counter()
+        if isinstance(group[0], LearnerTurn):
+            found, column = learner_answers(learner, group, precision), 0  # type: ignore[arg-type]
+        else:
+            found, column = policy_answers(group, precision), 1  # type: ignore[assignment,arg-type]
+        seconds[members, column] = shared_by_rows(time.perf_counter() - begin, group)
+        for k, out in zip(members, found, strict=True):
+            outs[k] = out
+    return outs, seconds
+
+
+def shared_by_rows(seconds: float, turns: Sequence[Turn]) -> np.ndarray:
+    """``seconds`` shared out among ``turns`` by their rows (games)."""
+    rows = np.array([t.obs.shape[0] for t in turns], dtype=np.float64)
+    return seconds * rows / max(rows.sum(), 1.0)
 
 
 def _joined(model: ActorCritic, arrays: Sequence[np.ndarray]) -> torch.Tensor:

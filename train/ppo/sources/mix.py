@@ -32,7 +32,7 @@ from spar_train.match.reward import match_table_of
 from spar_train.ppo.games import GameMix, reward_scale
 from spar_train.ppo.sources.base import PooledGames, Rollout, SourceMaker, join_games
 from spar_train.ppo.sources.batch import GameBatch
-from spar_train.ppo.sources.lockstep import Play, play_in_lockstep
+from spar_train.ppo.sources.lockstep import Answer, Play, play_in_lockstep
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.sections import Config
 
@@ -101,9 +101,11 @@ class MixSource(PooledGames):
         hands: int,
         rng: np.random.Generator,
         teacher: Sequence[Agent] | None = None,
+        answer: Answer | None = None,
     ) -> list[Rollout]:
         """The rollout of each game, in order (:meth:`collect` joins them; a worker sends
-        them to be joined with the other workers')."""
+        them to be joined with the other workers'); ``answer`` answers the networks' turns
+        (:func:`~spar_train.ppo.sources.lockstep.play_in_lockstep`; by default, here)."""
         privileged = model.privileged > 0
         plays = [
             batch.play(
@@ -115,7 +117,7 @@ class MixSource(PooledGames):
             )  # fmt: skip
             for i, batch in enumerate(self.batches)
         ]
-        return collect_in_lockstep(model, plays, self.precision)
+        return collect_in_lockstep(model, plays, self.precision, answer)
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         """Every game's games between hands, under the game's key."""
@@ -151,12 +153,15 @@ def mix_source(
 
 
 def collect_in_lockstep(
-    model: ActorCritic, plays: Sequence[Play[Rollout]], precision: Precision = "float32"
+    model: ActorCritic,
+    plays: Sequence[Play[Rollout]],
+    precision: Precision = "float32",
+    answer: Answer | None = None,
 ) -> list[Rollout]:
     """The rollouts of several :meth:`~spar_train.ppo.sources.batch.GameBatch.play` driven
     together (:func:`~spar_train.ppo.sources.lockstep.play_in_lockstep`), each with its share
     of the forward passes' time in its ``learner`` and ``opponents`` seconds."""
-    rollouts, seconds = play_in_lockstep(model, plays, precision)
+    rollouts, seconds = play_in_lockstep(model, plays, precision, answer)
     return [
         dataclasses.replace(
             r,

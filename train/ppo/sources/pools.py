@@ -146,6 +146,7 @@ class MixPool:
         self.pools = [OpponentPool(g.rules, mix, keep, make_model, universal=g.universal)
                       for g in games]  # fmt: skip
         self.snapshots: list[dict[str, torch.Tensor]] = []
+        self.networks: list[ActorCritic] = []  # the snapshots' networks, in their order
 
     def add_snapshot(self, model: ActorCritic) -> None:
         """Keep a copy of the learner's current weights as an opponent in every game."""
@@ -154,9 +155,9 @@ class MixPool:
     def load_snapshots(self, snapshots: list[dict[str, torch.Tensor]]) -> None:
         """Play these snapshots (the newest ``keep``), one network each, in every game."""
         self.snapshots = list(snapshots)[-self.keep :]
-        models = snapshot_models(self.make_model, self.snapshots)
+        self.networks = snapshot_models(self.make_model, self.snapshots)
         for pool in self.pools:
-            pool.use_snapshots(self.snapshots, models)
+            pool.use_snapshots(self.snapshots, self.networks)
 
 
 def weights_of(model: ActorCritic) -> dict[str, torch.Tensor]:

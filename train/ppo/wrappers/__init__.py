@@ -7,7 +7,9 @@
   worker replaced;
 - :mod:`~spar_train.ppo.wrappers.processes`: those workers as processes on this machine
   (``rollout.workers``, ``rollout.overlap``);
-- :mod:`~spar_train.ppo.wrappers.on_ray`: those workers as Ray actors (``[ray] enabled``).
+- :mod:`~spar_train.ppo.wrappers.on_ray`: those workers as Ray actors (``[ray] enabled``);
+- :mod:`~spar_train.ppo.wrappers.served`: the workers' network turns answered in the
+  learner's process, every worker's in one batch (``rollout.inference = "learner"``).
 
 Each takes picklable makers of the :class:`~spar_train.ppo.sources.mix.MixSource` parts it
 wraps and offers the run the source's interface

@@ -71,6 +71,10 @@ class RayCrew:
         except self.ray.exceptions.RayActorError as e:
             raise WorkerLost(worker) from e
 
+    def reply(self, worker: int, answer: Any) -> None:
+        raise RuntimeError("Ray actors answer their own turns: rollout.inference = "
+                           '"learner" is for worker processes (rollout.workers)')  # fmt: skip
+
     def replace(self, worker: int, state: WorkerState) -> None:
         self.ray.kill(self._actors[worker])  # if it is only unreachable, it must not come back
         self._generation[worker] += 1

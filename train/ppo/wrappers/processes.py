@@ -24,7 +24,13 @@ from typing import Any
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost, worker_args
-from spar_train.ppo.wrappers.worker import ProcessWorker, RolloutWorker, WorkerDied, WorkerState
+from spar_train.ppo.wrappers.worker import (
+    Asking,
+    ProcessWorker,
+    RolloutWorker,
+    WorkerDied,
+    WorkerState,
+)
 from spar_train.sections import Config
 
 AUTO = "auto"
@@ -75,11 +81,22 @@ class ProcessCrew:
         worker = min(by_connection[c] for c in ready)  # type: ignore[index]
         self._busy.discard(worker)
         try:
-            return worker, self._workers[worker].receive()
+            answer = self._workers[worker].receive()
         except WorkerDied as e:
             if e.lost:
                 raise WorkerLost(worker) from e
             raise
+        if isinstance(answer, Asking):  # a question in the middle of its call
+            self._busy.add(worker)
+        return worker, answer
+
+    def reply(self, worker: int, answer: Any) -> None:
+        try:
+            self._workers[worker].reply(answer)
+        except WorkerDied as e:
+            if not e.lost:
+                raise
+            # Gone before it heard the answer: answer() finds its end of the socket closed.
 
     def replace(self, worker: int, state: WorkerState) -> None:
         self._workers[worker].close(busy=True)
@@ -111,11 +128,13 @@ def resolve_workers(workers: int | str, games: Sequence[int]) -> int:
     return max(1, min(cores or 1, most))
 
 
-def process_source(config: Config, mix: GameMix, precision: Precision) -> SharedSource:
+def process_source(config: Config, mix: GameMix, precision: Precision, *,
+                   served: Precision | None = None) -> SharedSource:  # fmt: skip
     """The run's source on worker processes (module docstring); they play on their CPUs, in
-    ``precision`` (``rollout.precision`` resolved there)."""
+    ``precision`` (``rollout.precision`` resolved there); with ``served``, the learner's process
+    answers their networks' turns, in that arithmetic (``rollout.inference = "learner"``)."""
     workers = resolve_workers(config.rollout.workers, mix.shares(config.rollout.games))
     pieces, args = worker_args(config, mix, precision, max(1, workers),  # overlap alone: one
                                config.rollout.worker_threads)  # fmt: skip
     return SharedSource(mix, pieces, ProcessCrew(args), "rollout.workers",
-                        overlap=config.rollout.overlap)  # fmt: skip
+                        overlap=config.rollout.overlap, served=served)  # fmt: skip

@@ -19,7 +19,10 @@ rollouts game by game, in the mix's order: a game's shares one after another
 
 **One rollout.** The learner sends the network's weights once to every worker (the pool's
 snapshots too, when they change); each plays ``rollout.hands`` hands in all its games and sends
-back its decisions, which the learner joins. Worker ``i`` draws from its own generator, seeded
+back its decisions, which the learner joins; with ``rollout.inference = "learner"`` it asks the
+learner for the networks' answers at each step of its games, and the learner answers every
+worker's turns together once each has asked (:mod:`~spar_train.ppo.wrappers.served`).
+Worker ``i`` draws from its own generator, seeded
 by ``run.seed`` and ``i``, so a seed and a worker count fix the run (it is not the local run,
 which draws every game from one generator), whichever crew plays it.
 
@@ -65,7 +68,15 @@ from spar_train.ppo.games import GameMix, build_model
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_games, merge_rollouts
 from spar_train.ppo.sources.mix import Piece, mix_source
 from spar_train.ppo.sources.pools import MixPool, weights_of
-from spar_train.ppo.wrappers.worker import Played, WorkerDied, WorkerState, arrays, tensors
+from spar_train.ppo.wrappers.served import answer_workers
+from spar_train.ppo.wrappers.worker import (
+    Asking,
+    Played,
+    WorkerDied,
+    WorkerState,
+    arrays,
+    tensors,
+)
 from spar_train.sections import Config
 
 REPLACEMENTS = 3  # new workers a share may need in one rollout before the run stops
@@ -97,7 +108,13 @@ class Crew(Protocol):
 
     def answer(self) -> tuple[int, Any]:
         """The first answer to come of the calls under way, and whose; :class:`WorkerLost` if
-        that worker died instead (its call is then no longer under way)."""
+        that worker died instead (its call is then no longer under way). An
+        :class:`~spar_train.ppo.wrappers.worker.Asking` is a question in the middle of a call,
+        which goes on once :meth:`reply` answers it."""
+        ...
+
+    def reply(self, worker: int, answer: Any) -> None:
+        """Answer worker ``worker``'s question (``rollout.inference = "learner"``)."""
         ...
 
     def replace(self, worker: int, state: WorkerState) -> None:
@@ -143,13 +160,21 @@ class SharedSource(PooledGames):
         key: the config key that sets the number of workers, for messages.
         overlap: play the next rollout beside the update when another follows
             (``rollout.overlap``); else each rollout is played when asked for.
+        served: the learner's process answers the workers' turns, in this arithmetic
+            (``rollout.inference = "learner"``, :mod:`~spar_train.ppo.wrappers.served`);
+            None: each worker answers its own.
     """
 
     def __init__(self, mix: GameMix, pieces: Sequence[Sequence[Piece]], crew: Crew,
-                 key: str, *, overlap: bool = False) -> None:  # fmt: skip
+                 key: str, *, overlap: bool = False,
+                 served: Precision | None = None) -> None:  # fmt: skip
+        if served is not None and overlap:
+            raise ValueError("the learner cannot answer the workers' turns while it updates "
+                             '(rollout.inference = "learner" with rollout.overlap)')  # fmt: skip
         self.games = list(mix.games)
         self.pieces = [list(p) for p in pieces]
-        self.crew, self.key, self.overlap = crew, key, overlap
+        self.crew, self.key, self.overlap, self.served = crew, key, overlap, served
+        self._answering: tuple[ActorCritic, MixPool] | None = None  # served: who answers
         self.replaced = 0  # workers replaced so far
         self.pending: Pending | None = None
         self._states: list[WorkerState] = crew.call_all("state", [()] * crew.size)
@@ -167,6 +192,8 @@ class SharedSource(PooledGames):
         if teacher is not self._teacher[0]:
             refs = [None] * self.crew.size if teacher is None else self._share_teachers(teacher)
             self._teacher = (teacher, refs)
+        if self.served is not None:  # no update comes before the gather: no overlap
+            self._answering = (model, pool)
         self._start(Pending(weights_of(model), dict(pool.mix), pool.keep, pool.snapshots, hands))
 
     def _start(self, pending: Pending) -> None:
@@ -189,7 +216,7 @@ class SharedSource(PooledGames):
             snapshots = shared
             self._holds[worker][key] = p.snapshots
         self.crew.send(worker, "collect", self._shared[0], p.mix, p.keep, snapshots, p.hands,
-                       self._teacher[1][worker])  # fmt: skip
+                       self._teacher[1][worker], self.served is not None)  # fmt: skip
 
     def gather(self) -> Rollout:
         """The rollout in flight, once every worker has played its share (module docstring);
@@ -201,26 +228,46 @@ class SharedSource(PooledGames):
         played: dict[int, Played] = {}
         states = list(self._states)
         waiting, lost = set(range(self.crew.size)), [0] * self.crew.size
+        asking: dict[int, Any] = {}  # served: the questions of this step, by worker
+        serving = 0.0  # served: the seconds of the learner's forward passes
         while waiting:
             try:
                 worker, answer = self.crew.answer()
             except WorkerLost as e:
+                asking.pop(e.worker, None)
                 self._replace(e.worker, lost)
                 continue
-            played[worker] = answer
-            states[worker] = answer.state
-            waiting.discard(worker)
+            if isinstance(answer, Asking):
+                asking[worker] = answer.turns
+            else:
+                played[worker] = answer
+                states[worker] = answer.state
+                waiting.discard(worker)
+            if asking and asking.keys() == waiting:  # every worker still playing has asked
+                serving += self._serve(asking)
+                asking.clear()
         self._states, self.pending = states, None
         answers = [played[worker] for worker in range(self.crew.size)]
         rollout = self._join([p.parts for p in answers])
         slowest = max(p.seconds for p in answers)
         waited = time.perf_counter() - began
         seconds = {**rollout.seconds, "workers": slowest, "transfer": max(0.0, waited - slowest)}
+        if self.served is not None:
+            seconds["served"] = serving
         found = [p.found for p in answers if p.found is not None]
         if any(p.search_seconds > 0 for p in answers):  # the workers searched (search.games)
             seconds["search"] = max(p.search_seconds for p in answers)
         search = SearchTargets.join(found) if found else None
         return dataclasses.replace(rollout, seconds=seconds, search=search)
+
+    def _serve(self, asking: dict[int, Any]) -> float:
+        """Answer every worker's questions of one step together; the seconds it took."""
+        assert self._answering is not None and self.served is not None
+        began = time.perf_counter()
+        model, pool = self._answering
+        for worker, answers in answer_workers(model, pool, asking, self.served).items():
+            self.crew.reply(worker, answers)
+        return time.perf_counter() - began
 
     def _replace(self, worker: int, lost: list[int]) -> None:
         """A new worker in place of a lost one, playing its share of the rollout again."""

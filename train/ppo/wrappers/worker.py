@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -34,7 +35,9 @@ import torch
 from spar_agents.base import Agent
 from spar_agents.ppo.improve import SearchTargets
 from spar_train.ppo.sources.base import ModelMaker, Rollout, SourceMaker
+from spar_train.ppo.sources.lockstep import answer_here
 from spar_train.ppo.sources.pools import MixPool
+from spar_train.ppo.wrappers.served import AskLearner, Line
 
 WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
 # {"games": {field: array} of the source's games, "rng": its generator's state, and with
@@ -70,6 +73,7 @@ class RolloutWorker:
         self.searched = None if make_searched is None else make_searched(self.rng)
         self.model = make_model()
         self.pools: dict[tuple[Any, ...], MixPool] = {}
+        self.line: Line | None = None  # to the learner, where a process runs it (serve_on)
 
     def state(self) -> WorkerState:
         state: WorkerState = {"games": arrays(self.source.state_dict()),
@@ -98,10 +102,12 @@ class RolloutWorker:
         snapshots: list[dict[str, torch.Tensor]] | None,
         hands: int,
         teacher: Sequence[Agent] | None,
+        served: bool = False,
     ) -> Played:
         """Play ``hands`` hands in every game of this worker, then in its searched games (not
         with a ``teacher``: one agent a game of this worker, for imitation); ``snapshots`` if
-        the pool's changed."""
+        the pool's changed; ``served``: the learner's process answers the networks' turns
+        (``rollout.inference = "learner"``, :mod:`~spar_train.ppo.wrappers.served`)."""
         began = time.perf_counter()
         self.model.load_state_dict(weights)
         key = (tuple(mix.items()), keep)
@@ -110,7 +116,15 @@ class RolloutWorker:
         pool = self.pools[key]
         if snapshots is not None:
             pool.load_snapshots(snapshots)
-        parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher)
+        answer = None
+        if served:
+            if self.line is None:
+                raise RuntimeError("this worker has no line to the learner: only worker "
+                                   "processes (rollout.workers) can ask it")  # fmt: skip
+            answer = AskLearner(
+                self.line, pool, partial(answer_here, self.model, precision=self.source.precision)
+            )
+        parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher, answer)
         found, searched = None, 0.0
         if self.searched is not None and teacher is None:
             searching = time.perf_counter()
@@ -154,9 +168,30 @@ def _get(conn: Connection) -> Any:
     return pickle.loads(conn.recv_bytes())
 
 
+@dataclass(frozen=True)
+class Asking:
+    """What :meth:`ProcessWorker.receive` returns for a worker that asks the learner in the
+    middle of a call (:class:`LearnerLine`): the call is still under way."""
+
+    turns: Any
+
+
+class LearnerLine:
+    """A worker process's line to the learner (a :class:`~spar_train.ppo.wrappers.served.Line`):
+    in the middle of a call, it sends a question and waits for the answer."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def ask(self, turns: Any) -> Any:
+        _put(self._conn, ("ask", turns))
+        return _get(self._conn)
+
+
 def serve_on(fd: int) -> None:
     """The worker process's main: read the pickled ``make_worker`` from the socket ``fd``,
-    build the worker, then answer ``(method, args)`` calls until None (or the learner's end)."""
+    build the worker, then answer ``(method, args)`` calls until None (or the learner's end).
+    A worker with a ``line`` attribute is given its line to the learner (:class:`LearnerLine`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the learner, which ends us
     torch.set_num_threads(1)  # until the worker sets its own
     conn = Connection(fd)
@@ -167,6 +202,8 @@ def serve_on(fd: int) -> None:
     except BaseException:
         _answer(conn, ("error", traceback.format_exc()))
         return
+    if hasattr(worker, "line"):
+        worker.line = LearnerLine(conn)
     if not _answer(conn, ("ok", None)):
         return
     while True:
@@ -242,7 +279,13 @@ class ProcessWorker:
         if status == "error":
             last = value.strip().splitlines()[-1] if value.strip() else "no reason given"
             raise WorkerDied(f"the rollout process failed: {last}", value)
+        if status == "ask":
+            return Asking(value)
         return value
+
+    def reply(self, answer: Any) -> None:
+        """Answer the question of an :class:`Asking` (its call goes on)."""
+        self._put(answer)
 
     def _died(self) -> WorkerDied:
         with contextlib.suppress(subprocess.TimeoutExpired):
