@@ -32,7 +32,9 @@ DEFAULT_BOT = "spar4"  # trained for the default game: spar with 4 players
 UNIVERSAL_BOT = "universal"  # one bot for every game of the family (observation v2)
 TWO_PLAYER_BOT = "spar2"  # the universal bot fine-tuned by 2-player self-play: hard to exploit
 MATCH_BOT = "match"  # the universal bot fine-tuned on the match reward, 4- and 2-player spar
-SEARCH_LOOP_BOT = "exit2"  # spar2 trained further with search in the loop: 2-player spar
+# Trained further with search in the loop (docs/guide/search-loop.md): spar2 for 2-player spar,
+# the universal bot for 4-player spar.
+SEARCH_LOOP_BOT_2P, SEARCH_LOOP_BOT_4P = "exit2", "exit4"
 
 
 def data_folder(package: str) -> Path:
@@ -62,7 +64,7 @@ def shipped_file(package: str, suffix: str, name: str, what: str) -> Path:
 
 
 def bot_names() -> list[str]:
-    """The names of the shipped bots, sorted: ``["exit2", "match", "spar2", "spar4", "universal"]``."""
+    """The names of the shipped bots, sorted: ``["exit2", "exit4", "match", "spar2", ...]``."""
     return shipped_names(BOTS_PACKAGE, BOT_SUFFIX)
 
 
@@ -78,13 +80,14 @@ def bot_path(name: str = DEFAULT_BOT) -> Path:
 def default_bots() -> list[str]:
     """The shipped bots ``spar play`` and ``spar serve`` seat, in order of preference; each
     game gets the first that plays it, the stronger match player where two do (matches won
-    head to head, docs/guide/strength.md): the search-loop bot (2-player spar: it beats the
-    two-player bot and ``search`` itself, docs/guide/search-loop.md), the two-player bot
-    (it beats the universal bot there, and is harder to exploit), the match bot (4-player
-    spar, at any session end: it wins more matches than the universal bot), the universal
-    bot (49 games, and 4-player spar's hands better than the specialist), then the
-    specialist."""
-    preferred = (SEARCH_LOOP_BOT, TWO_PLAYER_BOT, MATCH_BOT, UNIVERSAL_BOT, DEFAULT_BOT)
+    head to head, docs/guide/strength.md): the search-loop bots (2-player spar: it beats the
+    two-player bot and ``search`` itself; 4-player spar: it wins more matches than the match
+    bot; docs/guide/search-loop.md), the two-player bot (it beats the universal bot there, and
+    is harder to exploit), the match bot (4-player spar, at any session end: it wins more
+    matches than the universal bot), the universal bot (49 games, and 4-player spar's hands
+    better than the specialist), then the specialist."""
+    search_loop = (SEARCH_LOOP_BOT_2P, SEARCH_LOOP_BOT_4P)
+    preferred = (*search_loop, TWO_PLAYER_BOT, MATCH_BOT, UNIVERSAL_BOT, DEFAULT_BOT)
     return [name for name in preferred if name in bot_names()]
 
 
@@ -96,15 +99,19 @@ def default_bot_specs() -> list[str]:
 def search_policy_specs(specs: Sequence[str]) -> list[str]:
     """``specs`` (shipped bots' specs in order of preference, :func:`default_bot_specs`) in
     the order the web's ``search`` opponent prefers them as its policy: the same, but the
-    universal bot before the match bot. In 4-player spar, where both play and the match bot
-    is seated, search with the universal bot's policy beats search with the match bot's on
-    duplicate deals (benchmarks/README.md, "The web's search opponent")."""
+    universal bot before the 4-player bots trained on from it (the match bot, the 4-player
+    search-loop bot). In 4-player spar, where those are seated, search with the universal
+    bot's policy beats search with the match bot's on duplicate deals (benchmarks/README.md,
+    "The web's search opponent"), and search with the search-loop bot's does no better
+    (docs/guide/search-loop.md)."""
     order = list(specs)
-    universal, match = f"onnx:{UNIVERSAL_BOT}", f"onnx:{MATCH_BOT}"
-    if universal in order and match in order:
-        order.remove(match)
-        order.insert(order.index(universal) + 1, match)
-    return order
+    universal = f"onnx:{UNIVERSAL_BOT}"
+    if universal not in order:
+        return order
+    later = [f"onnx:{name}" for name in (MATCH_BOT, SEARCH_LOOP_BOT_4P)]
+    order = [s for s in order if s not in later]
+    at = order.index(universal) + 1
+    return order[:at] + [s for s in later if s in specs] + order[at:]
 
 
 def bot_card(name: str = DEFAULT_BOT) -> dict[str, Any]:

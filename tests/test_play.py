@@ -468,12 +468,12 @@ def test_spar_play_in_a_terminal_leaves_at_the_end_of_input_and_on_q() -> None:
 
 def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() -> None:
     child = spawn("--seed", "14")
-    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:match\)")
+    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:exit4\)")
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--target", "20", "--seed", "14")  # a covered game, to another end
-    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:match\)")
+    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:exit4\)")
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0

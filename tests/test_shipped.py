@@ -42,7 +42,7 @@ def test_a_shipped_bot_by_name_and_by_path_is_the_same_bot() -> None:
 def test_an_unknown_shipped_name_lists_the_shipped_ones(tmp_path: Path) -> None:
     with pytest.raises(
         ValueError,
-        match="no shipped bot named 'spar9'; the shipped bots: exit2, match, spar2, spar4, universal",
+        match="no shipped bot named 'spar9'; the shipped bots: exit2, exit4, match, spar2, spar4, universal",
     ):
         shipped.bot_path("spar9")
     with pytest.raises(ValueError, match="spar9: no such bot file"):

@@ -241,7 +241,7 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
     assert len(games) == len(GAMES) + 5  # every play preset and count, and the spar options
     specialists = {  # the shipped bot that wins more matches than the universal bot there
         (2, "spar"): "onnx:exit2",
-        (4, "spar"): "onnx:match",
+        (4, "spar"): "onnx:exit4",
     }
     for game in games:
         rules = rules_of({"games": [game]})
@@ -250,7 +250,7 @@ def test_every_game_the_shipped_universal_bot_covers_is_seated_with_a_shipped_bo
         seated = specialists.get((game["players"], game["variant"]), "onnx:universal")
         assert (spec, note) == (seated if plain else "onnx:universal", None), game
     for end in ("target:20", "stones:30", "hands:5"):  # a covered game, to any end
-        assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:match"
+        assert _default_spec(make_rules("spar", players=4, end=end))[0] == "onnx:exit4"
         assert _default_spec(make_rules("spar", players=2, end=end))[0] == "onnx:exit2"
         assert _default_spec(make_rules("spar", players=3, end=end))[0] == "onnx:universal"
     assert _default_spec(make_rules("spar", players=4, last_two="bonus"))[0] == "heuristic"
@@ -325,7 +325,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
 
     lobby = Lobby(default_bot_specs())
     for form, spec in (
-        ({"variant": "spar", "players": 4}, "onnx:match"),  # the match bot, where it plays
+        ({"variant": "spar", "players": 4}, "onnx:exit4"),  # the search-loop bots, where they play
         ({"variant": "sipa", "players": 3}, "onnx:universal"),
         ({"variant": "spar", "players": 4, "ace_of_spades": True}, "onnx:universal"),
         ({"variant": "jeu_de_carte", "players": 2}, "onnx:universal"),
@@ -344,10 +344,11 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
 
 def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:
     """Search takes its policy from the first shipped bot that plays the game, the universal
-    bot before the match bot: the search-loop bot at 2 players, the universal bot at 3 (it
-    once asked the two-player bot for every game, and a 3-player game with search could not
-    start) and at 4, where search with the match bot's policy, seated once, lost to search
-    with the universal bot's on duplicate deals (benchmarks/README.md)."""
+    bot before the 4-player bots trained on from it: the search-loop bot at 2 players, the
+    universal bot at 3 (it once asked the two-player bot for every game, and a 3-player game
+    with search could not start) and at 4, where search with the match bot's policy lost to
+    search with the universal bot's on duplicate deals (benchmarks/README.md), and search
+    with the 4-player search-loop bot's, seated there, did no better."""
     from spar_agents.search import SearchAgent
     from spar_agents.shipped import default_bot_specs
     from spar_apps.web import Lobby

@@ -3,8 +3,8 @@
 You sit in one seat (--seat, 0 by default); every other seat is played by an
 agent spec (--opponents: one spec for every other seat, or one per other
 seat in seat order; by default the first shipped bot that plays the game, in
-the order onnx:exit2, onnx:spar2, onnx:match, onnx:universal, onnx:spar4, so onnx:exit2
-in 2-player spar, onnx:match in 4-player spar and onnx:universal in the other
+the order onnx:exit2, onnx:exit4, onnx:spar2, onnx:match, onnx:universal, onnx:spar4, so
+onnx:exit2 in 2-player spar, onnx:exit4 in 4-player spar and onnx:universal in the other
 games it covers; heuristic in any other game). Without --variant and
 --players, the game is the one the first ppo:, onnx: or cfr: opponent was
 made for, and a line says so. Before
