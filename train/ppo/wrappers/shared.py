@@ -300,6 +300,8 @@ class SharedSource(PooledGames):
         del rng
         if self.pending is None:  # nothing played ahead (the first update of a session)
             self.submit(model, pool, hands, teacher)
+        elif self.served is not None:  # a rollout resumed in flight: the learner answers it
+            self._answering = (model, pool)
         rollout = self.gather()
         if ahead and self.overlap:
             self.submit(model, pool, hands, teacher)
