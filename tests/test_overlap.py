@@ -241,7 +241,7 @@ def test_the_worker_process_imports_the_rollout_and_not_the_run(tmp_path: Path) 
     from functools import partial
 
     from spar_train.ppo.sources.pools import weights_of
-    from spar_train.ppo.wrappers.shared import worker_args
+    from spar_train.ppo.wrappers.shares import worker_args
     from spar_train.ppo.wrappers.worker import RolloutWorker, serve_on
 
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])

@@ -38,7 +38,8 @@ from spar_train.ppo.sources.base import merge_rollouts
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.mix import collect_in_lockstep
 from spar_train.ppo.sources.pools import OpponentPool
-from spar_train.ppo.wrappers.shared import SharedSource, assign_games, worker_pieces
+from spar_train.ppo.wrappers.shared import SharedSource
+from spar_train.ppo.wrappers.shares import assign_games, worker_pieces
 from spar_train.tournament import run_tournament
 
 pytestmark = pytest.mark.xdist_group("ray")

@@ -150,6 +150,20 @@ def test_a_worker_sends_the_learners_and_the_snapshots_turns_and_answers_the_oth
         answer_workers(learner, pool, {0: [SnapshotTurn(2, *inputs(1))]}, "float32")
 
 
+def test_a_worker_without_a_line_to_the_learner_refuses_to_be_served() -> None:
+    """A worker outside a process (a Ray actor) has no line to the learner: asked to be served,
+    it says so instead of waiting for answers that never come."""
+    from spar_train.ppo.wrappers.shares import worker_args
+    from spar_train.ppo.wrappers.worker import RolloutWorker
+
+    config = load_config(TINY, WORKERS)
+    _, (args, _) = worker_args(config, game_mix(config), "float32", 2, 1)
+    worker = RolloutWorker(*args)
+    weights = worker.model.state_dict()
+    with pytest.raises(RuntimeError, match="no line to the learner: only worker processes"):
+        worker.collect(weights, {"self": 1.0}, 2, None, 1, None, True)
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [

@@ -2,6 +2,8 @@
 
 - :mod:`~spar_train.ppo.wrappers.worker`: a source in a worker of its own (its generator,
   its CPU copy of the network, its pools), as a process or a Ray actor runs it;
+- :mod:`~spar_train.ppo.wrappers.shares`: which games each worker plays, and what it is
+  built from;
 - :mod:`~spar_train.ppo.wrappers.shared`: the run's games shared out among workers, their
   rollouts joined, played beside the update (``rollout.overlap``), checkpointed, and a dead
   worker replaced;

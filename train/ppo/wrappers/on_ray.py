@@ -19,7 +19,8 @@ from typing import Any
 from spar_agents.ppo.precision import Precision
 from spar_train.distributed import connect
 from spar_train.ppo.games import GameMix
-from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost, worker_args
+from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
+from spar_train.ppo.wrappers.shares import worker_args
 from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState
 from spar_train.sections import Config, RaySection
 

@@ -16,14 +16,15 @@ mix in one worker process, beside the update.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from multiprocessing.connection import wait
 from typing import Any
 
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix
-from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost, worker_args
+from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
+from spar_train.ppo.wrappers.shares import worker_args
 from spar_train.ppo.wrappers.worker import (
     Asking,
     ProcessWorker,
@@ -66,12 +67,7 @@ class ProcessCrew:
 
     def send(self, worker: int, method: str, *args: Any) -> None:
         self._busy.add(worker)
-        try:
-            self._workers[worker].send(method, *args)
-        except WorkerDied as e:
-            if not e.lost:
-                raise
-            # Gone before it heard the call: answer() finds its end of the socket closed.
+        self._tell(worker, lambda w: w.send(method, *args))
 
     def answer(self) -> tuple[int, Any]:
         if not self._busy:
@@ -91,12 +87,16 @@ class ProcessCrew:
         return worker, answer
 
     def reply(self, worker: int, answer: Any) -> None:
+        self._tell(worker, lambda w: w.reply(answer))
+
+    def _tell(self, worker: int, message: Callable[[ProcessWorker], None]) -> None:
+        """Send worker ``worker`` a message; one gone before it heard it is found by
+        :meth:`answer`, whose end of the socket is then closed."""
         try:
-            self._workers[worker].reply(answer)
+            message(self._workers[worker])
         except WorkerDied as e:
             if not e.lost:
                 raise
-            # Gone before it heard the answer: answer() finds its end of the socket closed.
 
     def replace(self, worker: int, state: WorkerState) -> None:
         self._workers[worker].close(busy=True)

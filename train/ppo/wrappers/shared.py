@@ -9,11 +9,9 @@ the batch core, a CPU copy of the policy and the opponent pools. What runs the w
 :mod:`~spar_train.ppo.wrappers.on_ray`). The rest of the run is the local one: only where the
 rollouts come from changes.
 
-**Which games a worker plays** (:func:`worker_pieces`). The games of a ``game.mix`` each go
-whole to one worker (:func:`assign_games`: the largest first, to the worker with the fewest
-games so far), so there are at most as many workers as games; the games of a single game are
-shared out among the workers as evenly as can be. Either way the learner joins the workers'
-rollouts game by game, in the mix's order: a game's shares one after another
+**Which games a worker plays**: a single game's are shared out among the workers, a mix's go
+whole to one worker each (:mod:`~spar_train.ppo.wrappers.shares`). The learner joins the
+workers' rollouts game by game, in the mix's order: a game's shares one after another
 (:func:`~spar_train.ppo.sources.base.merge_rollouts`), then the games
 (:func:`~spar_train.ppo.sources.base.join_games`).
 
@@ -54,7 +52,6 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -64,9 +61,9 @@ from spar_agents.base import Agent
 from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
-from spar_train.ppo.games import GameMix, build_model
+from spar_train.ppo.games import GameMix
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_games, merge_rollouts
-from spar_train.ppo.sources.mix import Piece, mix_source
+from spar_train.ppo.sources.mix import Piece
 from spar_train.ppo.sources.pools import MixPool, weights_of
 from spar_train.ppo.wrappers.served import answer_workers
 from spar_train.ppo.wrappers.worker import (
@@ -77,7 +74,6 @@ from spar_train.ppo.wrappers.worker import (
     arrays,
     tensors,
 )
-from spar_train.sections import Config
 
 REPLACEMENTS = 3  # new workers a share may need in one rollout before the run stops
 
@@ -155,7 +151,8 @@ class SharedSource(PooledGames):
 
     Args:
         mix: the run's games.
-        pieces: each worker's games and how many of each (:func:`worker_pieces`).
+        pieces: each worker's games and how many of each
+            (:func:`~spar_train.ppo.wrappers.shares.worker_pieces`).
         crew: what runs the workers; worker ``i`` plays ``pieces[i]``.
         key: the config key that sets the number of workers, for messages.
         overlap: play the next rollout beside the update when another follows
@@ -371,58 +368,3 @@ def one_form(saved: dict[str, Any]) -> dict[str, Any]:
     if pending is not None:
         pending = {k: v for k, v in pending.items() if k != "reward_scale"}  # it is the run's
     return {"workers": [{"games": old["games"], "rng": old["rng"]}], "pending": pending}
-
-
-def worker_args(config: Config, mix: GameMix, precision: Precision, workers: int,
-                threads: int) -> tuple[list[list[Piece]], list[tuple[Any, ...]]]:  # fmt: skip
-    """What each of ``workers`` workers plays (:func:`worker_pieces`), and the arguments of its
-    :class:`~spar_train.ppo.wrappers.worker.RolloutWorker` (picklable: it is built where it
-    runs): its part of the mix, in ``precision``, the run's seed, its number, the run's network
-    maker, ``threads`` torch threads, and with ``search.games`` its part of the searched games,
-    shared out as the run's games are (none for a worker left without any)."""
-    pieces = worker_pieces(mix.shares(config.rollout.games), workers)
-    make_model = partial(build_model, config, mix)
-    searched: list[Any] = [None] * workers
-    if config.search.games > 0:
-        from spar_train.ppo.sources.search import searched_games
-
-        searched = [searched_games(mix, config, p) if sum(n for _, n in p) else None
-                    for p in worker_pieces(mix.shares(config.search.games), workers)]  # fmt: skip
-    args = [(mix_source(mix, config, precision=precision, pieces=p), config.run.seed, i,
-             make_model, threads, searched[i]) for i, p in enumerate(pieces)]  # fmt: skip
-    return pieces, args
-
-
-def worker_pieces(counts: Sequence[int], workers: int) -> list[list[Piece]]:
-    """What each of ``workers`` workers plays, given each game's number of games (``counts``):
-    ``(game, games)`` pieces. One game is shared out among the workers as evenly as can be;
-    the games of a mix each go whole to one worker (:func:`assign_games`).
-
-    Raises:
-        ValueError: for more workers than the games of a mix (a worker would have none).
-    """
-    if len(counts) == 1:
-        return [[(0, part.size)] for part in np.array_split(np.arange(counts[0]), workers)]
-    return [[(g, counts[g]) for g in games] for games in assign_games(counts, workers)]
-
-
-def assign_games(counts: Sequence[int], workers: int) -> list[list[int]]:
-    """Which games of a mix (by index) each of ``workers`` workers plays, given each game's
-    number of games (``counts``, :func:`~spar_train.ppo.games.shares`).
-
-    Each game goes whole to one worker, the largest first (ties: the lower index) to the
-    worker with the fewest games so far (ties: the lower worker), which keeps the workers'
-    loads close; each worker's games are in the mix's order.
-
-    Raises:
-        ValueError: for more workers than games (a worker would have none).
-    """
-    if workers > len(counts):
-        raise ValueError(f"{workers} workers for the {len(counts)} games of the mix")
-    loads = [0] * workers
-    mine: list[list[int]] = [[] for _ in range(workers)]
-    for game in sorted(range(len(counts)), key=lambda i: -counts[i]):  # stable: ties by index
-        worker = loads.index(min(loads))
-        mine[worker].append(game)
-        loads[worker] += counts[game]
-    return [sorted(games) for games in mine]
