@@ -10,8 +10,11 @@ values world by world, so that a reader gets more than the means the search play
 - :meth:`CardEstimates.gap`: the difference between two cards and its standard error, paired
   world by world (both cards were valued in the same worlds, so the worlds' luck cancels);
 - :attr:`CardEstimates.ends`: with ``leaf=rollout``, how the hand ended after each card in
-  each world (who won it, for how many points, and the session's scores after it), for a
-  reader that values the hand by more than its payoff (a match's chances, ``spar review``).
+  each world (who won it, for how many points, and the session's scores after it; who led
+  and won the last trick, and the deciding seat's card in it), for a reader that values the
+  hand by more than its payoff (a match's chances, ``spar review``'s reasons);
+- :func:`joined`: the estimates of one decision from two batches of worlds, as one (a
+  reader that needs more worlds draws another batch with another seed).
 
 The standard errors treat the ``W`` draws as independent. The belief's resampling draws some
 worlds more than once, and those copies are not independent draws, so the errors are an
@@ -38,11 +41,19 @@ class HandEnds:
     hands_played: np.ndarray  # int64 [W, C] hands finished in the session after it
     session_over: np.ndarray  # bool [W, C] the hand ended the session
     session_winner: np.ndarray  # int64 [W, C] who won the session then, -1 for none
+    last_leader: np.ndarray  # int64 [W, C] seat that led the last trick (-1: one-trick hands)
+    last_winner: np.ndarray  # int64 [W, C] seat that won the last trick
+    last_card: np.ndarray  # int64 [W, C] the deciding seat's card in the last trick
 
     @staticmethod
-    def of(games: State, worlds: int, cards: np.ndarray, num_cards: int) -> HandEnds:
-        """The ends of finished ``games``: world-major, one game per legal card in ``cards``."""
-        n = games.num_players
+    def of(
+        games: State, worlds: int, cards: np.ndarray, num_cards: int, last_card: np.ndarray
+    ) -> HandEnds:
+        """The ends of finished ``games``: world-major, one game per legal card in ``cards``
+        (``last_card``: the deciding seat's card in each game's last trick)."""
+        n, h = games.num_players, games.trick_winner.shape[1]
+        leaders = (games.trick_winner[:, h - 2].astype(np.int64) if h > 1
+                   else np.full(games.batch_size, -1))  # fmt: skip
         shape = (worlds, num_cards)
 
         def spread(values: np.ndarray, fill: int | bool, extra: tuple[int, ...] = ()) -> np.ndarray:
@@ -58,6 +69,9 @@ class HandEnds:
             hands_played=spread(games.hands_played, 0),
             session_over=spread(games.session_over, False),
             session_winner=spread(games.session_winner, -1),
+            last_leader=spread(leaders, -1),
+            last_winner=spread(games.trick_winner[:, h - 1].astype(np.int64), -1),
+            last_card=spread(np.asarray(last_card, dtype=np.int64), -1),
         )
 
 
@@ -109,3 +123,21 @@ class CardEstimates:
         deviation = per_world - self.average(per_world)
         variance = (weights * deviation**2).sum(axis=0) / (n - 1)
         return np.sqrt(variance / n)
+
+
+def joined(first: CardEstimates, second: CardEstimates) -> CardEstimates:
+    """One decision's estimates from two batches of worlds (drawn apart, valued alike), as if
+    one batch had drawn them all: the worlds of both, each with its count."""
+    if not np.array_equal(first.legal, second.legal):
+        raise ValueError("estimates of different decisions cannot be joined")
+    ends = None
+    if first.ends is not None and second.ends is not None:
+        ends = HandEnds(**{name: np.concatenate([getattr(first.ends, name),
+                                                  getattr(second.ends, name)])
+                           for name in HandEnds.__dataclass_fields__})  # fmt: skip
+    return CardEstimates(
+        np.concatenate([first.values, second.values]),
+        np.concatenate([first.counts, second.counts]),
+        first.legal,
+        ends,
+    )

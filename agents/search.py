@@ -293,6 +293,7 @@ class SearchAgent(PimcAgent):
                 part = live[start : start + POLICY_ROWS]
                 actions[part] = self.policy(Situation(games, played, part)).argmax(axis=1)
             payoff += step_with_history(games, actions, played, check=False)[rows, seat_of]
+        last = _last_cards(played, seat_of)
         out, start = [], 0
         for w, cards in sizes:
             rows = np.arange(start, start + w * cards.size)
@@ -301,8 +302,16 @@ class SearchAgent(PimcAgent):
             start += w * cards.size
             legal = np.zeros(c, dtype=bool)
             legal[cards] = True
-            out.append((values, legal, HandEnds.of(games.take(rows), w, cards, c)))
+            out.append((values, legal, HandEnds.of(games.take(rows), w, cards, c, last[rows])))
         return out
+
+
+def _last_cards(history: History, seats: np.ndarray) -> np.ndarray:
+    """``int64 [B]``: the card each game's ``seats[g]`` played last (in a finished hand, its
+    card in the last trick)."""
+    mine = history.seats == seats[:, None]
+    last = mine.shape[1] - 1 - np.argmax(mine[:, ::-1], axis=1)
+    return history.cards[np.arange(seats.size), last].astype(np.int64)
 
 
 def check_rules(rules: Ruleset) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,13 +86,19 @@ def test_the_review_in_words_in_english_and_french(blunder):
     trick = english["tricks"][3]
     assert trick["line"] == "trick 4 of 5: you 6♠, seat 1 7♦; you won it with 6♠"
     verdict = trick["decision"]["verdict"]
-    assert verdict.startswith(f"mistake: 6♠ cost {blunder.cost:.2f} points against J♣ (± ")
+    # stakes: the values are payoffs, what the hand pays the seat, and the review says so
+    assert verdict.startswith(f"mistake: 6♠ cost {blunder.cost:.2f} of payoff against J♣ (± ")
     assert "of match chance" in verdict
     assert "J♣ keeps 6♠ for the last trick: no one else holds ♠" in trick["decision"]["reasons"]
-    assert english["summary"] == f"1 mistake in 5 decisions, costing {blunder.cost:.2f} points"
+    assert english["summary"] == f"1 mistake in 5 decisions, costing {blunder.cost:.2f} of payoff"
+    assert english["labels"]["col_value"] == "value (payoff)"
+    assert "what the hand pays you" in english["notes"][0]
     assert french["tricks"][3]["decision"]["verdict"].startswith(
-        f"erreur\u00a0: 6♠ a coûté {blunder.cost:.2f} points face à V♣".replace(".", ",")
+        f"erreur\u00a0: 6♠ a coûté {blunder.cost:.2f} de gain face à V♣".replace(".", ",")
     )
+    points = review_texts(replace(blunder, rules=replace(SPAR2, payoff="points")), "en", "x")
+    assert points["summary"].endswith(f"costing {blunder.cost:.2f} points")
+    assert points["labels"]["col_value"] == "value (points)"
     assert "pli 4 sur 5\u00a0: vous 6♠, siège 1 7♦" in french["tricks"][3]["line"]
     assert json.loads(json.dumps(english)) == english  # plain JSON, as the web sends it
 

@@ -10,7 +10,13 @@ questions a player asks afterwards:
   seat by (the bot the table seats);
 - what each legal card was worth: the search's own values
   (:meth:`~spar_agents.search.SearchAgent.card_estimates`: the mean payoff over its believed
-  worlds, the worlds it would have played this decision from), with their standard errors;
+  worlds, the worlds it would have played this decision from), with their standard errors.
+  Where the card played and the best are not yet told apart (their gap is above
+  :data:`MISTAKE_MARGIN` but within :data:`MISTAKE_Z` standard errors), the review draws more
+  worlds for that decision, each batch with a seed of its own, as many again as it has
+  (64, 128, 256, ...), up to ``max_worlds``: a sequential test that stops at
+  :data:`MISTAKE_Z` standard errors or at the budget. Both cards are always valued in the
+  same worlds (paired);
   and, where a match is on, the seat's chance to win the match after the hand, each world's
   end of the hand read through the table's match chances
   (:func:`spar_train.match.table_chances.table_chances`);
@@ -20,14 +26,17 @@ questions a player asks afterwards:
   :data:`MISTAKE_MARGIN` points *and* by more than :data:`MISTAKE_Z` standard errors of the
   gap (paired world by world). A gap inside the search's own noise is not called a mistake.
   Its cost is that gap, in points, and in match chance where a match is on;
-- why, where the position says so (:mod:`spar_apps.table.review_reasons`).
+- why: what the position proves (:mod:`spar_apps.table.review_reasons`), and what the
+  search's worlds showed, contrasted between the best card and the card played
+  (:mod:`spar_apps.table.review_worlds`); only what tells the two cards apart.
 
 The search sees what the seat saw at the time (its worlds are drawn from the seat's view),
 never the cards the record reveals; the reasons may use the whole deal, which the review
 shows once the hand is over. A decision with one legal card is forced, and not searched.
 
 **Seeded**: the search draws each decision's worlds from its ``seed`` and the decision's
-view, so the same record, seat and seed give the same review.
+view (the added batches from that seed and the batch's number), so the same record, seat,
+seed and budget give the same review.
 """
 
 from __future__ import annotations
@@ -39,9 +48,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spar_agents.base import Situation
-from spar_agents.card_estimates import CardEstimates, HandEnds
+from spar_agents.card_estimates import CardEstimates, HandEnds, joined
 from spar_agents.search import SearchAgent, check_rules, policy_of
-from spar_apps.table.review_reasons import Reason, reasons_for
+from spar_apps.table.review_reasons import Reason, proven_kinds, reasons_for
+from spar_apps.table.review_worlds import seen_reasons
 from spar_env import core
 from spar_env.core import State, tables_for
 from spar_env.core.deal import deck_for_hands
@@ -55,6 +65,8 @@ if TYPE_CHECKING:
 MISTAKE_MARGIN = 0.25  # points: a card worth less than the best by no more is never a mistake
 MISTAKE_Z = 2.0  # and its gap must be this many standard errors above zero (search noise)
 REVIEW_WORLDS = 64  # worlds valued per decision: the search agent's default
+REVIEW_MAX_WORLDS = 1024  # worlds a decision not yet decided may grow to
+MOST_REASONS = 3  # the worlds' counts said, after the position's reasons, up to this many in all
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,18 @@ class DecisionReview:
     gap_stderr: float  # the standard error of that gap (paired world by world)
     chance_gap: float | None  # match chance it is worth less than the best (None: no match)
     mistake: bool  # the gap is above MISTAKE_MARGIN and above MISTAKE_Z standard errors
-    reasons: list[Reason] = field(default_factory=list)  # for the best card, then the played
+    reasons: list[Reason] = field(default_factory=list)  # the position's, then the worlds'
+    worlds: int = 0  # worlds drawn for it (0: forced)
+
+    @property
+    def undecided(self) -> bool:
+        """The gap is above the margin, but within the search's noise."""
+        return not self.forced and self.gap > MISTAKE_MARGIN and not self.mistake
+
+    @property
+    def bot_first(self) -> int:
+        """The card the bot gives the highest probability (the lowest id among equals)."""
+        return max(self.cards, key=lambda c: (c.prob, -c.card)).card
 
     def value(self, card: int) -> CardValue:
         return next(c for c in self.cards if c.card == card)
@@ -116,8 +139,9 @@ class HandReview:
     dealer: int
     tricks: list[TrickReview]
     result: dict[str, Any]  # the replay's result (winner, points, payoffs, ...)
-    worlds: int  # worlds the search values each decision in
+    worlds: int  # worlds the search values each decision in, at first
     chance_before: float | None  # the seat's match chance when the hand was dealt
+    max_worlds: int = REVIEW_MAX_WORLDS  # worlds a decision not yet decided may grow to
 
     @property
     def decisions(self) -> list[DecisionReview]:
@@ -134,7 +158,11 @@ class HandReview:
 
 
 def review_hand(
-    record: object, seat: int, search: SearchAgent, match: MatchState | None = None
+    record: object,
+    seat: int,
+    search: SearchAgent,
+    match: MatchState | None = None,
+    max_worlds: int = REVIEW_MAX_WORLDS,
 ) -> HandReview:
     """Review ``seat``'s decisions in the hand of ``record`` (see the module docstring).
 
@@ -144,6 +172,8 @@ def review_hand(
         search: the search that values the cards (its policy is the bot's probabilities).
         match: the session's state when the hand was dealt, for the match chances; ``None``
             values the hand alone.
+        max_worlds: the worlds a decision not yet decided may grow to (``search.worlds``:
+            no more than the first batch).
 
     Raises:
         RecordError: for a record that is broken or breaks a rule (a ``ValueError``).
@@ -168,6 +198,8 @@ def review_hand(
         Situation(situation.state, situation.history, open_rows)
     )  # one batch for the whole hand
     estimates: dict[int, CardEstimates] = dict(zip(open_rows.tolist(), searched, strict=True))
+    played = {row: parsed.plays[play] for row, play in enumerate(plays)}
+    _decide(search, situation, estimates, played, max_worlds)
     chances = _Chances(rules, seat) if match is not None and _has_match(rules) else None
     decisions = []
     for row, play in enumerate(plays):
@@ -185,6 +217,7 @@ def review_hand(
         tricks=_tricks(rules, parsed, result, decisions),
         result=result,
         worlds=search.worlds,
+        max_worlds=max(max_worlds, search.worlds),
         chance_before=before,
     )
 
@@ -241,6 +274,54 @@ def _decisions(
     return states, histories, plays
 
 
+def _decide(
+    search: SearchAgent,
+    situation: Situation,
+    estimates: dict[int, CardEstimates],
+    played: dict[int, int],
+    max_worlds: int,
+) -> None:
+    """Draw more worlds for the decisions (rows of ``situation``) whose played and best cards
+    are not yet told apart, batch after batch, until each is told apart or has
+    ``max_worlds`` worlds; ``estimates`` grows in place."""
+    batch = 0
+    while True:
+        rows = [row for row, e in estimates.items()
+                if _undecided(e, played[row]) and e.draws < max_worlds]  # fmt: skip
+        if not rows:
+            return
+        batch += 1
+        more = min(estimates[rows[0]].draws, max_worlds - estimates[rows[0]].draws)
+        extra = _another_batch(search, more, batch)
+        added = extra.card_estimates(Situation(situation.state, situation.history,
+                                               np.array(rows)))  # fmt: skip
+        for row, e in zip(rows, added, strict=True):
+            estimates[row] = joined(estimates[row], e)
+
+
+def _another_batch(search: SearchAgent, worlds: int, batch: int) -> SearchAgent:
+    """The review's search with ``worlds`` worlds and a seed of the batch's own."""
+    seed = int(np.random.SeedSequence([search.seed, batch]).generate_state(1, np.uint64)[0])
+    return SearchAgent(search.rules, search.policy, worlds=worlds, candidates=search.candidates,
+                       belief=search.belief, ess=search.ess, prior=search.prior,
+                       leaf=search.leaf, seed=seed)  # fmt: skip
+
+
+def _best(estimates: CardEstimates, played: int) -> int:
+    """The card with the highest mean payoff (among equals, the card played, then the lowest)."""
+    mean = estimates.mean
+    legal = np.flatnonzero(estimates.legal).tolist()
+    return max(legal, key=lambda c: (mean[c], c == played, -c))
+
+
+def _undecided(estimates: CardEstimates, played: int) -> bool:
+    best = _best(estimates, played)
+    if best == played:
+        return False
+    gap, spread = estimates.gap(best, played)
+    return gap > MISTAKE_MARGIN and not gap > MISTAKE_Z * spread
+
+
 def _set_match(state: State, rules: Ruleset, match: MatchState) -> None:
     """Put the session's state into a freshly dealt hand (the policy reads the scores)."""
     n = rules.players
@@ -270,7 +351,7 @@ def _decision(
     mean, stderr = estimates.mean, estimates.stderr
     won = None if chances is None or estimates.ends is None else chances.of(estimates.ends)
     chance = None if won is None else estimates.average(won)
-    best = max(legal, key=lambda c: (mean[c], c == played, -c))  # among equals, the card played
+    best = _best(estimates, played)
     gap, gap_stderr = estimates.gap(best, played)
     mistake = gap > MISTAKE_MARGIN and gap > MISTAKE_Z * gap_stderr
     cards = [
@@ -280,9 +361,12 @@ def _decision(
     ]  # fmt: skip
     chance_gap = None if chance is None else float(chance[best] - chance[played])
     reasons = reasons_for(one, best, played, forced=False)
-    return DecisionReview(
-        play, played, False, cards, best, gap, gap_stderr, chance_gap, mistake, reasons
-    )
+    trick = int(one.state.trick[int(one.games[0])])
+    said = {r.kind for r in reasons} | proven_kinds(one, best, played)
+    seen = seen_reasons(one.rules, estimates, int(one.seats[0]), trick, best, played, said)
+    reasons += seen[: max(MOST_REASONS - len(reasons), 0)]
+    return DecisionReview(play, played, False, cards, best, gap, gap_stderr, chance_gap, mistake,
+                          reasons, estimates.draws)  # fmt: skip
 
 
 def _tricks(

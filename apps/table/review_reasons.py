@@ -6,13 +6,19 @@ A reason is said only where it is a fact of the position, read from the engine:
   it (so its seat leads the last trick), or sure not to (a card of another suit than the
   one led, one below the best card so far). Sure means whatever the seats still to play
   do: none of them holds a higher card of the suit (the deal, which the review shows once
-  the hand is over). Said only where the best card and the card played differ in it;
+  the hand is over). Said only where one card is sure to win and the other sure not to;
 - ``keeps``: a card that keeps a scoring card (a 6 or a 7 in ``spar``) for the last trick,
-  where the played card threw that scoring card away; with why that scoring card would win
+  where the played card is that scoring card, thrown away; with why that scoring card would win
   the last trick led, where the position says so: every other seat has shown it has none
   of the suit (the voids everyone saw, :func:`spar_agents.knowledge.knowledge`), or no one
   else holds the suit (the deal);
-- ``scorer``: a scoring card played before the last trick, which scores only by winning it.
+- ``scorer``: a scoring card played before the last trick, which scores only by winning it
+  (not said where the best card is one too).
+
+A reason is given only where it is true of one card and not of the other: a fact of both
+cards separates nothing. What the search's worlds showed, contrasted between the two cards,
+is :mod:`spar_apps.table.review_worlds`; :attr:`Reason.category` groups both sources into
+the kinds of mistake a session report counts.
 
 ``keeps`` and ``scorer`` speak of *the* last trick, so they are said only in rulesets where
 the last trick alone scores (``chain`` 1: not ``essilfy``'s two tricks, nor ``sipa``'s three).
@@ -35,16 +41,36 @@ from spar_env.core import tables_for
 class Reason:
     """One reason: its message key (``review.reason.<kind>``) and the fields it names."""
 
-    kind: str  # wins_lead | loses_lead | keeps | keeps_void | keeps_void_seen | scorer
+    # wins_lead | loses_lead | keeps | keeps_void | keeps_void_seen | scorer (the position);
+    # seen_lead | seen_win | seen_keep | seen_big | seen_against (the worlds: review_worlds)
+    kind: str
     card: int  # the card the reason is about
-    other: int = -1  # the card it keeps (keeps*)
+    other: int = -1  # the card it keeps (keeps*); the card played (seen_*)
     suit: int = -1  # the suit no one else holds (keeps_void*)
     trick: int = 0  # the trick it wins or loses, from 1 (wins_lead, loses_lead)
     points: int = 0  # what the scoring card scores (scorer)
+    counts: tuple[int, int] = ()  # worlds, of ``out_of``, for ``card`` then ``other`` (seen_*)
+    out_of: int = 0  # the worlds the counts are said out of (seen_*)
 
     @property
     def key(self) -> str:
         return f"review.reason.{self.kind}"
+
+    def category(self, best: int) -> str:
+        """The kind of mistake it explains (``best``: the decision's best card): ``gave_lead``
+        (gave up the lead of the last trick), ``took_lead`` (took it when it was better left),
+        ``lost_last`` (lost the last trick), ``scorer`` (won for fewer points: a scoring card
+        not kept) or ``let_score`` (let another seat win for more points)."""
+        if self.kind in ("wins_lead", "loses_lead"):
+            leads = (self.kind == "wins_lead") == (self.card == best)
+            return "gave_lead" if leads else "took_lead"
+        if self.kind == "seen_lead":
+            return "gave_lead" if self.counts[0] > self.counts[1] else "took_lead"
+        if self.kind == "seen_win":
+            return "lost_last"
+        if self.kind == "seen_against":
+            return "let_score"
+        return "scorer"
 
 
 def reasons_for(situation: Situation, best: int, played: int, *, forced: bool) -> list[Reason]:
@@ -57,12 +83,22 @@ def reasons_for(situation: Situation, best: int, played: int, *, forced: bool) -
     if played == best:
         return out
     other = facts.about(played, against=None)
-    shared = {r.kind for r in out} & {r.kind for r in other} & set(LEAD_KINDS)
-    # both cards win (or lose) the trick before the last: that is no difference between them
+    # a fact of both cards (both win the trick before the last, both score) is no difference
+    shared = {r.kind for r in facts.about(best, against=None)} & {r.kind for r in other}
+    lead = {r.kind for r in out + other} & set(LEAD_KINDS)
+    if lead != set(LEAD_KINDS):  # one card sure to win it, the other sure not to, or nothing
+        shared |= lead
     return [r for r in out + other if r.kind not in shared]
 
 
 LEAD_KINDS = ("wins_lead", "loses_lead")
+
+
+def proven_kinds(situation: Situation, *cards: int) -> set[str]:
+    """The kinds of fact the position proves of any of ``cards`` alone, shared or not (a
+    count of the search's worlds does not say again what the position settles)."""
+    facts = _Facts(situation)
+    return {r.kind for card in cards for r in facts.about(card, against=None)}
 
 
 class _Facts:
@@ -103,6 +139,7 @@ class _Facts:
             if self.points[card] > 0:
                 out.append(Reason("scorer", card, points=int(self.points[card])))
             return out
+        # the card played instead, if it scores (any other scoring card both cards keep)
         kept = against if against != card else self._keeper(card)
         if kept is not None and self.points[kept] > 0:
             out.append(self._keeps(card, kept))

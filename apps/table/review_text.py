@@ -5,8 +5,11 @@ JSON: a figure that does not exist, such as the spread of a single draw, is ``nu
 :func:`review_texts` gives plain JSON: the hand trick by trick, every play (another seat's
 face-down card as ``null``, as the table showed it), and at each of the seat's decisions
 every legal card with its numbers (``prob``, ``value``, ``stderr``, ``chance``) and their
-texts, the verdict, the cost of a mistake and the reasons. Every sentence comes from the
-message table (:mod:`spar_apps.table.messages`, keys ``review.*``); numbers are written as the
+texts, the verdict, the cost of a mistake, the reasons (or, for a mistake no reason
+explains, a line that says so) and, where the bot's first choice is not the search's best, a
+line that says so. The numbers are named as the table names them: payoffs (what the hand pays
+each seat) in a ruleset whose payoff is ``stakes``, points where it is ``points``. Every
+sentence comes from the message table (:mod:`spar_apps.table.messages`, keys ``review.*``); numbers are written as the
 language writes them (``+2.00`` in English, ``+2,00`` in French; ``62%``, ``62 %``).
 """
 
@@ -30,8 +33,8 @@ from spar_env.rules import Ruleset
 from spar_env.rules.cards import SUIT_SYMBOLS
 from spar_env.strict_json import finite
 
-LABELS = ("col_card", "col_bot", "col_value", "col_chance", "mark_played", "mark_best",
-          "prev", "next", "close")  # fmt: skip
+LABELS = ("col_card", "col_bot", "col_chance", "mark_played", "mark_best", "prev", "next",
+          "close")  # fmt: skip
 
 
 def card_text(rules: Ruleset, card: int, language: Language) -> str:
@@ -52,6 +55,12 @@ def percent(value: float, language: Language, sign: bool = False) -> str:
     return f"{shown} %" if language == "fr" else f"{shown}%"
 
 
+def amount(rules: Ruleset, value: float, language: Language) -> str:
+    """A value or a cost in the table's unit: ``1.36 of payoff``, or ``1.36 points`` where the
+    ruleset's payoff is its points."""
+    return say(f"review.amount.{rules.payoff}", language, amount=number(value, language))
+
+
 def seat_name(review: HandReview, seat: int, language: Language) -> str:
     if seat == review.seat:
         return say("review.you", language)
@@ -68,17 +77,13 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
     else:
         key = "review.summary.one" if len(mistakes) == 1 else "review.summary.many"
         summary = say(key, language, mistakes=len(mistakes), decisions=len(decisions),
-                      cost=number(review.cost, language))  # fmt: skip
+                      cost=amount(rules, review.cost, language))  # fmt: skip
     notes = [
-        say(
-            "review.note",
-            language,
-            worlds=review.worlds,
-            bot=bot,
-            margin=number(MISTAKE_MARGIN, language),
-            z=f"{MISTAKE_Z:g}",
-        )  # fmt: skip
-    ]
+        say(f"review.note.{rules.payoff}", language, players=rules.players,
+            total=rules.players - 1, bot=bot),
+        say("review.note.worlds", language, worlds=review.worlds, most=review.max_worlds,
+            margin=amount(rules, MISTAKE_MARGIN, language), z=f"{MISTAKE_Z:g}"),
+    ]  # fmt: skip
     if review.chance_before is not None:
         before = percent(review.chance_before, language)
         notes.append(say("review.note.match", language, before=before))
@@ -94,7 +99,10 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
             "mistakes": len(mistakes),
             "cost": review.cost,
             "match": review.chance_before is not None,
-            "labels": {name: say(f"review.{name.replace('_', '.')}", language) for name in LABELS},
+            "labels": {
+                **{name: say(f"review.{name.replace('_', '.')}", language) for name in LABELS},
+                "col_value": say(f"review.col.value.{rules.payoff}", language),
+            },
             "result": review.result,
             "tricks": [_trick(review, trick, language) for trick in review.tricks],
         }
@@ -162,13 +170,32 @@ def _decision(review: HandReview, d: DecisionReview, language: Language) -> dict
         "cost": {"points": d.gap, "stderr": d.gap_stderr, "chance": d.chance_gap}
         if d.mistake
         else None,
-        "verdict": _verdict(d, name, language),
+        "verdict": _verdict(rules, d, name, language),
         "cards": cards,
+        "worlds": d.worlds,
         "reasons": [_reason(rules, r, language) for r in d.reasons],
+        "kinds": [r.category(d.best) for r in d.reasons],
+        "unexplained": say("review.reason.none", language, best=name(d.best), card=name(d.played))
+        if d.mistake and not d.reasons
+        else None,
+        "disagree": _disagree(rules, d, name, language),
     }
 
 
-def _verdict(d: DecisionReview, name, language: Language) -> str:
+def _disagree(rules: Ruleset, d: DecisionReview, name, language: Language) -> str | None:
+    """Where the bot's first choice is not the search's best, by more than the margin."""
+    if d.forced or d.bot_first == d.best:
+        return None
+    first = d.value(d.bot_first)
+    gap = d.value(d.best).value - first.value
+    if not gap > MISTAKE_MARGIN:
+        return None
+    return say("review.disagree", language, first=name(d.bot_first),
+               prob=percent(first.prob, language), best=name(d.best),
+               gap=amount(rules, gap, language))  # fmt: skip
+
+
+def _verdict(rules: Ruleset, d: DecisionReview, name, language: Language) -> str:
     if d.forced:
         return say("review.verdict.forced", language, card=name(d.played))
     if d.best == d.played:
@@ -178,9 +205,13 @@ def _verdict(d: DecisionReview, name, language: Language) -> str:
         "best": name(d.best),
         "stderr": number(d.gap_stderr, language),
     }
+    if d.undecided:
+        return say("review.verdict.undecided", language, gap=amount(rules, d.gap, language),
+                   worlds=d.worlds, **fields)  # fmt: skip
     if not d.mistake:
-        return say("review.verdict.close", language, gap=number(d.gap, language), **fields)
-    cost = number(d.gap, language)
+        return say("review.verdict.close", language, gap=amount(rules, d.gap, language),
+                   margin=amount(rules, MISTAKE_MARGIN, language), **fields)  # fmt: skip
+    cost = amount(rules, d.gap, language)
     if d.chance_gap is None:
         return say("review.verdict.mistake", language, cost=cost, **fields)
     chance = percent(d.chance_gap, language)
@@ -188,6 +219,7 @@ def _verdict(d: DecisionReview, name, language: Language) -> str:
 
 
 def _reason(rules: Ruleset, reason: Reason, language: Language) -> str:
+    mine, theirs = reason.counts or (0, 0)
     return say(
         reason.key,
         language,
@@ -196,4 +228,20 @@ def _reason(rules: Ruleset, reason: Reason, language: Language) -> str:
         suit="" if reason.suit < 0 else SUIT_SYMBOLS[rules.suits[reason.suit]],
         trick=reason.trick,
         points=reason.points,
+        mine=mine,
+        theirs=theirs,
+        of=reason.out_of,
+        scorers=scorers(rules, language),
     )
+
+
+def scorers(rules: Ruleset, language: Language) -> str:
+    """The scoring ranks, the best scorer first, as the language says them: ``a 6 or a 7``."""
+    ranks = sorted(rules.rank_points, key=lambda rank: -rules.rank_points[rank])
+    said = [say("review.a_rank", language, rank=rank) for rank in ranks]
+    if not said:
+        return ""
+    out = said[-1]
+    for one in reversed(said[:-1]):
+        out = say("review.or", language, one=one, other=out)
+    return out

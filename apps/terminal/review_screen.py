@@ -7,7 +7,10 @@ page shows too.
 - :func:`trick_view`: one trick: its plays and winner, and the seat's decision in it: every
   legal card with the bot's probability, the search's value ± its standard error and, where a
   match is on, the match chance; the card played and the best marked; the verdict (a mistake
-  in bold red, with its cost) and the reasons.
+  in bold red, with its cost) and the reasons (or the line saying no reason tells the cards
+  apart), and where the bot's first choice is not the search's best, the line that says so;
+- :func:`report_view`: a session report (:mod:`spar_apps.table.review_report`): the mistakes
+  by kind, with their cost, and the total.
 """
 
 from __future__ import annotations
@@ -44,6 +47,21 @@ def trick_view(texts: dict[str, Any], index: int) -> RenderableType:
         style = "bold red" if decision["mistake"] else "green"
         parts.append(colour(decision["verdict"], style))
         parts += [colour(f"  · {reason}", "italic") for reason in decision["reasons"]]
+        if decision.get("unexplained"):
+            parts.append(colour(f"  · {decision['unexplained']}", "italic dim"))
+        if decision.get("disagree"):
+            parts.append(colour(decision["disagree"], "dim"))
+    return Group(*parts)
+
+
+def report_view(report: dict[str, Any]) -> RenderableType:
+    """A session report: its title, summary, and one line a kind of mistake."""
+    style = "bold red" if report["mistakes"] else "bold green"
+    parts: list[RenderableType] = [
+        Text(report["title"], style="bold underline"),
+        Text(report["summary"], style=style),
+    ]
+    parts += [colour(f"  · {line['text']}") for line in report["kinds"]]
     return Group(*parts)
 
 
