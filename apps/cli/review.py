@@ -11,8 +11,10 @@ errors), with its cost and the reasons the position gives. The record alone is
 read: a record made anywhere is reviewed alike. With --scores (the session's
 scores when the hand was dealt) it also gives each card's chance to win the
 match, were all seats equal players. The same record and --seed give the same
-review. Exit status: 0, 1 for a record that is broken or breaks a rule (one line
-names the line and why), 2 for bad arguments or a file that cannot be read.
+review. Over several records of one game, a session report follows: the mistakes
+of every hand by kind, with what each kind cost, and the total. Exit status: 0, 1
+for a record that is broken or breaks a rule (one line names the line and why), 2
+for bad arguments or a file that cannot be read.
 
     spar review games.jsonl                       # seat 0 of every hand of the file
     spar review games.jsonl --hand 2 --seat 1 --lang fr
@@ -115,6 +117,7 @@ def _review_lines(lines, name: str, args: argparse.Namespace, language: str) -> 
 
     console = Console(highlight=False)
     searches: dict[Any, Any] = {}
+    reviews: list[Any] = []  # every hand reviewed, for the session report
     count = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -124,7 +127,7 @@ def _review_lines(lines, name: str, args: argparse.Namespace, language: str) -> 
             continue
         try:
             record = _record(line)
-            texts = _review(record, args, language, searches)
+            texts = _review(record, args, language, searches, reviews)
         except RecordError as e:
             print(f"spar review: error: {name} line {number}: {e}", file=sys.stderr)
             return 1
@@ -136,7 +139,20 @@ def _review_lines(lines, name: str, args: argparse.Namespace, language: str) -> 
     if count == 0:
         print(f"spar review: error: {name} holds no record", file=sys.stderr)
         return 1
+    if not args.json:
+        _show_report(console, reviews, language)
     return 0
+
+
+def _show_report(console, reviews: list[Any], language: str) -> None:
+    """The session report, after two hands or more of one game."""
+    from spar_apps.table.review_report import report_texts, session_report
+    from spar_apps.terminal.review_screen import report_view
+
+    if len(reviews) < 2 or len({r.rules for r in reviews}) != 1:
+        return
+    texts = report_texts(session_report(reviews), language)  # type: ignore[arg-type]
+    console.print(report_view(texts))
 
 
 def _record(line: bytes | str) -> object:
@@ -155,7 +171,7 @@ def _record(line: bytes | str) -> object:
 
 
 def _review(
-    record: object, args: argparse.Namespace, language: str, searches: dict
+    record: object, args: argparse.Namespace, language: str, searches: dict, reviews: list
 ) -> dict[str, Any]:
     """One record's review as :func:`~spar_apps.table.review_text.review_texts` gives it."""
     from spar_apps.table.review import MatchState, review_hand
@@ -170,6 +186,7 @@ def _review(
     if args.scores is not None:
         match = MatchState(_scores(args.scores, rules.players), hands_played=args.played)
     review = review_hand(record, args.seat, search, match)
+    reviews.append(review)
     return review_texts(review, language, spec)  # type: ignore[arg-type]
 
 
