@@ -73,3 +73,23 @@ def test_the_page_gets_the_message_table_in_its_language() -> None:
     assert texts["messages"]["review.button"] == MESSAGES["review.button"]["fr"]
     assert set(texts["messages"]) == set(MESSAGES)
     assert c.get("/api/messages?lang=en").json()["messages"]["review.button"] == "Review this hand"
+
+
+def test_the_session_report_gathers_the_hands_played_in_both_languages() -> None:
+    c = client()
+    running = c.post("/api/games", json={"variant": "spar", "opponents": "random"}).json()
+    refused(c.get(f"/api/games/{running['game']}/report?lang=en"), 409, "no hand")
+    view = play_a_hand(c, players=2)
+    game = view["game"]
+    view = c.post(f"/api/games/{game}/next", json={"turn": view["turn"]}).json()
+    while view["phase"] != "over":
+        view = c.post(f"/api/games/{game}/move", json={"move": "1", "turn": view["turn"]}).json()
+    english = c.get(f"/api/games/{game}/report?lang=en")
+    assert english.status_code == 200, english.text
+    report = english.json()
+    assert report["hands"] == 2 and report["summary"].startswith("2 hands reviewed: ")
+    assert sum(kind["count"] for kind in report["kinds"]) == report["mistakes"]
+    french = c.get(f"/api/games/{game}/report?lang=fr").json()
+    assert (
+        french["title"] == "Vos erreurs de la session" and french["mistakes"] == report["mistakes"]
+    )

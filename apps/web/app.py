@@ -21,6 +21,7 @@ request                                     answer
 ``GET /api/games/{id}/hint``                the bot's probabilities for the person's move
 ``GET /api/games/{id}/records``             the finished hands' records (JSONL download)
 ``GET /api/games/{id}/review``              the review of the hand just over, by search
+``GET /api/games/{id}/report``              the session's mistakes by kind
 ``/api/tables/...``                         the tables of friends (:mod:`spar_apps.web.live`)
 ==========================================  ======================================
 
@@ -199,6 +200,7 @@ class TableApp:
             Route("/api/games/{game}/hint", self.hint),
             Route("/api/games/{game}/records", self.records),
             Route("/api/games/{game}/review", self.review),
+            Route("/api/games/{game}/report", self.report),
             *self.friends.routes(),
         ]
 
@@ -282,6 +284,13 @@ class TableApp:
         language = request_language(request)
         async with game.busy:
             return json_answer(await self._off_loop(lambda: game.review(language), True))
+
+    async def report(self, request: Request) -> Response:
+        """The session report: every finished hand reviewed (once), its mistakes by kind."""
+        game = self._game(request)
+        language = request_language(request)
+        async with game.busy:
+            return json_answer(await self._off_loop(lambda: game.report(language), True))
 
     # ----- errors -----------------------------------------------------------------------
     async def refused(self, request: Request, exc: Exception) -> Response:

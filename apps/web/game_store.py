@@ -100,6 +100,7 @@ class WebGame:
         self._recorded = 0  # hands of the session whose end has been met
         self._hint_rng = np.random.default_rng([seed, 2])
         self._reviews: dict[int, Any] = {}  # the reviews of finished hands, by hand number
+        self._reported: list[Any] = []  # the reviews of the first records, for the report
         if saved is None:
             self._settle()
         else:
@@ -299,6 +300,30 @@ class WebGame:
                 raise GameError(say("review.tie_break", language)) from None
         texts = review_texts(self._reviews[hand], language, str(self.setup.hint_spec))
         return {"game": self.id, "turn": self.turn, "hand": hand, **texts}
+
+    def report(self, language: Language) -> dict[str, Any]:
+        """The session report of the hands finished so far (:mod:`spar_apps.table.review_report`),
+        for the person's seat, in ``language``; each hand is searched once.
+
+        Raises:
+            GameError: if the game's hands cannot be reviewed, or a table of friends (404); or
+                no hand is over yet (409).
+        """
+        from spar_apps.table.review import review_hand, reviewer
+        from spar_apps.table.review_report import report_texts, session_report
+
+        why = self._not_reviewable(language)
+        if why is None and self.friends:
+            why = say("review.report.friends", language)
+        if why is not None:
+            raise GameError(why, 404)
+        if not self.records:
+            raise GameError(say("review.report.none", language))
+        search = reviewer(self.table.rules, self.setup.hint, str(self.setup.hint_spec))
+        for record in self.records[len(self._reported) :]:
+            self._reported.append(review_hand(record, self.table.seat, search))
+        texts = report_texts(session_report(self._reported), language)
+        return {"game": self.id, "turn": self.turn, **texts}
 
     def records_jsonl(self) -> str:
         """The records of the finished hands, one JSON line each (``spar replay`` reads them)."""

@@ -194,6 +194,12 @@ MESSAGES = {
         "en": "no hand of this game is over yet",
         "fr": "aucune main de cette partie n'est encore finie",
     },
+    "review.report.friends": {
+        "en": "a table of friends has no session report: it would tell each seat of the "
+        "others' cards",
+        "fr": "une table d'amis n'a pas de bilan de session : il dirait à chacun les cartes des "
+        "autres",
+    },
     "review.kind.gave_lead": {
         "en": "gave up the lead of the last trick",
         "fr": "entame du dernier pli laissée",

@@ -515,6 +515,7 @@ async function openReview() {
 function closeReview() {
   const open = !$("review").hidden;
   review = null;
+  for (const id of ["report-title", "report-summary", "report-kinds"]) $(id).textContent = "";
   $("review").hidden = true;
   document.body.classList.remove("reviewing");
   if (open && game && game.review) $("review-open").focus();
@@ -586,9 +587,29 @@ function drawDecision(box, r, d) {
     box.appendChild(table);
   }
   colourText(box.appendChild(el("p", "verdict" + (d.mistake ? " mistake" : ""))), d.verdict);
-  if (d.reasons.length) {
+  if (d.reasons.length || d.unexplained) {
     const list = box.appendChild(el("ul", "reasons"));
     for (const reason of d.reasons) colourText(list.appendChild(el("li")), reason);
+    if (d.unexplained) colourText(list.appendChild(el("li", "unexplained")), d.unexplained);
+  }
+  if (d.disagree) colourText(box.appendChild(el("p", "disagree")), d.disagree);
+}
+
+// ----- the session report: every finished hand of the game, its mistakes by kind -----------
+async function openReport() {
+  if (!game || !game.review) return;
+  const asked = game.game;
+  $("report-title").textContent = "";
+  $("report-kinds").textContent = "";
+  $("report-summary").textContent = t("review.report.working");
+  try {
+    const data = await call("GET", `/api/games/${asked}/report`);
+    if (!game || game.game !== asked || $("review").hidden) return;
+    $("report-title").textContent = data.title;
+    $("report-summary").textContent = data.summary;
+    for (const kind of data.kinds) $("report-kinds").appendChild(el("li", "", kind.text));
+  } catch (e) {
+    $("report-summary").textContent = e.message;
   }
 }
 
@@ -662,6 +683,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
   $("review-open").addEventListener("click", openReview);
   $("review-close").addEventListener("click", closeReview);
+  $("report-open").addEventListener("click", openReport);
   $("review-prev").addEventListener("click", () => stepReview(-1));
   $("review-next").addEventListener("click", () => stepReview(1));
   $("duplicate-seed").addEventListener("input", (e) => { if (e.target.value.trim()) $("duplicate").checked = true; });
