@@ -395,7 +395,9 @@ def test_spar_play_reviews_the_hand_just_played_with_the_v_key() -> None:
     child.expect("Enter for the next hand, v to review it, q to leave: ")
     child.sendline("v")
     child.expect("Review of the hand")
-    child.expect(r"(\d+ mistakes? in 5 decisions, costing [\d.]+ points|no mistake in 5 decisions)")
+    child.expect(
+        r"(\d+ mistakes? in 5 decisions, costing [\d.]+ of payoff|no mistake in 5 decisions)"
+    )
     child.expect("the bot onnx:exit2 playing every")  # the shipped bot models the seats
     verdicts = ["was the search's best card", "not a mistake: ", "mistake: ", "only legal card"]
     for trick in range(1, SPAR4.hand_size + 1):

@@ -135,3 +135,20 @@ def test_spar_review_of_several_records_ends_with_the_session_report(
     assert "Vos erreurs de la session" in out and "3 mains revues" in out
     assert main(["review", str(path), "--hand", "1"]) == 0  # one hand: no report
     assert "session" not in capsys.readouterr().out
+
+
+def test_spar_play_shows_the_session_report_at_its_end_with_report() -> None:
+    """The loop's report: after the final scores, the mistakes of every hand played."""
+    from spar_apps.cli.play import _builder, _report, _searcher
+    from spar_apps.terminal import play_session
+    from tests.test_play import Script, table_for
+
+    rules = make_rules("spar", players=2, end="hands:2")
+    table = table_for(rules, seed=3)
+    searcher = _searcher({1: "random"}, rules, _builder(rules))
+    script = Script([], then=lambda: "1")
+    outcome = play_session(table, script, report=_report(searcher), language="fr")
+    assert outcome.hands == 2 and not outcome.left
+    shown = "".join(script.shown)
+    assert shown.index("scores finaux") < shown.index("Vos erreurs de la session")
+    assert "2 mains revues" in shown

@@ -122,6 +122,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "none (default)",
     )
     p.add_argument(
+        "--report",
+        action="store_true",
+        help="after the session, your mistakes by kind across its hands, and their cost "
+        "(every hand reviewed by search)",
+    )
+    p.add_argument(
         "--duplicate",
         nargs="?",
         const=FRESH,
@@ -182,13 +188,15 @@ def run(args: argparse.Namespace) -> int:
             console.print(line, style="yellow", soft_wrap=True)  # one line: the terminal wraps it
     console.print(intro)
     out = None if args.record is None else args.record.open("a", encoding="utf-8")
+    searcher = _searcher(specs, rules, build)
     try:
         play_session(
             table,
             _Terminal(console),
             hint=hint,
             on_record=None if out is None else lambda record: _write(out, record, args.record),
-            review=_review(specs, rules, build),
+            review=_review(searcher),
+            report=_report(searcher) if args.report else None,
             language=lang,
             pace=pace,
         )
@@ -357,14 +365,13 @@ def _hint_bot(
     return build(hinted), str(hinted)
 
 
-def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Build):
-    """The review of the hand just played (the ``v`` key): ``search`` with the hint's bot as
-    the model of every seat, built on the first review; None for a ruleset search does not
-    take (the weak-hand exchange)."""
+def _searcher(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Build):
+    """The review's search, ``search`` with the hint's bot as the model of every seat, and
+    that bot's spec, built on first use (``language``: of its refusal); None for a ruleset
+    search does not take (the weak-hand exchange)."""
     from spar_agents.search import check_rules
     from spar_apps.table.messages import say
-    from spar_apps.table.review import review_table_hand, reviewer
-    from spar_apps.table.review_text import review_texts
+    from spar_apps.table.review import reviewer
 
     try:
         check_rules(rules)
@@ -372,14 +379,29 @@ def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Bui
         return None
     built: list[tuple[Any, str]] = []
 
-    def review(table, language):
+    def search(language):
         if not built:
             try:
                 bot, spec = _hint_bot("", opponents, rules, build)
             except ValueError:
                 raise ValueError(say("review.unavailable", language)) from None
             built.append((reviewer(rules, bot, spec), spec))
-        search, spec = built[0]
+        return built[0]
+
+    return search
+
+
+def _review(searcher):
+    """The review of the hand just played (the ``v`` key); None without a search."""
+    from spar_apps.table.messages import say
+    from spar_apps.table.review import review_table_hand
+    from spar_apps.table.review_text import review_texts
+
+    if searcher is None:
+        return None
+
+    def review(table, language):
+        search, spec = searcher(language)
         try:
             reviewed = review_table_hand(table, search)
         except ValueError:  # a tie-break hand, which has no record
@@ -387,6 +409,22 @@ def _review(opponents: Mapping[int, str | AgentSpec], rules: Ruleset, build: Bui
         return review_texts(reviewed, language, spec)
 
     return review
+
+
+def _report(searcher):
+    """The session report of the hands played (``--report``); None without a search."""
+    from spar_apps.table.review import review_hand
+    from spar_apps.table.review_report import report_texts, session_report
+
+    if searcher is None:
+        return None
+
+    def report(table, records, language):
+        search, _ = searcher(language)
+        reviews = [review_hand(record, table.seat, search) for record in records]
+        return report_texts(session_report(reviews), language)
+
+    return report
 
 
 FRESH = -1  # --duplicate without a seed: --seed's, else a fresh one

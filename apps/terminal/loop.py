@@ -10,6 +10,7 @@ A line that is not a legal move gets a message saying why and a new prompt;
 language; a trick just won is shown for the ``pace`` (:class:`Pace`): some seconds, or
 until Enter. Given a ``review``, the end of every hand (the session's last too) offers
 ``v``: the hand's review, a trick at a time (:mod:`spar_apps.terminal.review_screen`).
+Given a ``report``, the session's end shows the mistakes of all its hands by kind.
 A :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand
 (:mod:`spar_apps.terminal.challenge`).
 """
@@ -35,6 +36,8 @@ Hint = Callable[[HumanTable], np.ndarray]  # the bot's probabilities for the per
 OnRecord = Callable[[dict[str, Any]], None]
 # The review of the hand just finished, as review_texts gives it (ValueError: none for it)
 Review = Callable[[HumanTable, Language], dict[str, Any]]
+# The session report of the hands played, as report_texts gives it (ValueError: none)
+Report = Callable[[HumanTable, list[dict[str, Any]], Language], dict[str, Any]]
 REVIEW_WORDS = frozenset({"v", "review"})
 
 
@@ -88,6 +91,7 @@ def play_session(
     hint: Hint | None = None,
     on_record: OnRecord | None = None,
     review: Review | None = None,
+    report: Report | None = None,
     language: Language = DEFAULT_LANGUAGE,
     pace: Pace = Pace(),
     sleep: Callable[[float], None] = time.sleep,
@@ -96,6 +100,7 @@ def play_session(
     :class:`~spar_apps.table.duplicate.DuplicateTable` shows both results after each hand)."""
     duplicate = table if isinstance(table, DuplicateTable) else None
     left = False
+    records: list[dict[str, Any]] = []  # the hands played, for the report
     if pace.tap or pace.seconds > 0:
         table.on_trick = lambda: _pause(table, terminal, language, pace, sleep)
     try:
@@ -108,6 +113,8 @@ def play_session(
                 record = table.record()
                 if on_record is not None and record is not None:
                     on_record(record)
+                if report is not None and record is not None:
+                    records.append(record)
                 if not _after_hand(table, terminal, review, language):
                     raise Quit
                 if table.session_over:
@@ -126,11 +133,30 @@ def play_session(
     terminal.show(screen.final_scores(table, left, language))
     if duplicate is not None:
         terminal.show(challenge.at_the_end(duplicate, language))
+    if report is not None and records:
+        _show_report(table, terminal, report, records, language)
     return Outcome(
         hands=int(table.state.hands_played[0]),
         left=left,
         scores=table.state.scores[0].tolist(),
     )
+
+
+def _show_report(
+    table: HumanTable,
+    terminal: Terminal,
+    report: Report,
+    records: list[dict[str, Any]],
+    language: Language,
+) -> None:
+    """The session report of the hands played (each searched: it takes a moment)."""
+    terminal.show(Text(say("review.report.working", language), style="dim"))
+    try:
+        texts = report(table, records, language)
+    except ValueError as e:
+        terminal.show(Text(str(e), style="bold yellow"))
+        return
+    terminal.show(review_screen.report_view(texts))
 
 
 def _pause(
