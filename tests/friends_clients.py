@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from spar_env.rules.cards import SUIT_SYMBOLS
+
 
 @dataclass
 class Person:
@@ -69,11 +71,13 @@ def seat_people(
 
 def move_of(view: dict[str, Any]) -> str:
     """A legal move of the seat's view: exchange when it may (the hidden stock then moves),
-    else its first legal card."""
+    else its first legal card, sent as the page sends it: with its suit symbol, which every
+    language reads alike (in French, ``10C`` is 10 de cœur)."""
     if view["phase"] == "exchange":
         legal = [c["action"] for c in view["choices"] if c["legal"]]
         return "exchange" if "exchange" in legal else legal[0]
-    return next(h["card"] for h in view["hand"] if h["legal"])
+    card = next(h["card"] for h in view["hand"] if h["legal"])
+    return card[:-1] + SUIT_SYMBOLS[card[-1]]
 
 
 def play_out(crowd: list[Person], seconds: float = 120.0, matches: int = 1) -> None:

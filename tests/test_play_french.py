@@ -1,6 +1,6 @@
 """``spar play`` in French, for people: the real command in a pseudo-terminal with ``--lang fr``
-(and the locale), French card letters typed, no English word of the message table on
-screen; a trick held until Enter (``--pace``); columns that stay aligned with face-down
+(and the locale), French card letters typed (``10c`` is 10 de cœur, ``dc`` dame de cœur, a
+card that could be two is refused), no English word of the message table on screen; a trick held until Enter (``--pace``); columns that stay aligned with face-down
 cards; the last card played for the person.
 """
 
@@ -20,6 +20,7 @@ from helpers.words import english_in
 from rich.console import Console
 
 from spar_agents import make_agent
+from spar_apps.table.rules_text import typing_examples
 from spar_apps.terminal import HumanTable, play_session, screen
 from spar_apps.terminal.loop import Pace
 from spar_env.rules import make_rules
@@ -27,7 +28,7 @@ from spar_env.rules import make_rules
 SPAR = Path(sys.executable).parent / "spar"
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "120", "LINES": "50", "LC_ALL": "C.UTF-8"}
 HAND_CARD = re.compile(r"(\d+):((?:10|[2-9RDVA])[♣♦♥♠])")
-LETTER = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+LETTER = {"♣": "t", "♦": "k", "♥": "c", "♠": "p"}  # trèfle, carreau, cœur, pique
 CARD_PROMPT = r"votre carte\s:"  # French puts a no-break space before a colon
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -83,7 +84,44 @@ def test_spar_play_in_french_plays_a_hand_typed_with_french_letters() -> None:
     assert "partie terminée" in shown and shown.count("partie terminée") == 1
     assert "votre dernière carte ne laisse pas le choix" in shown
     assert french_typed > 0, "no R, D or V was typed"
-    assert not english_in(shown), sorted(english_in(shown))
+    examples = set(typing_examples(make_rules("spar"), "fr"))  # "at" is as de trèfle
+    assert not english_in(shown) - examples, sorted(english_in(shown))
+
+
+def french_deal(want: set[str], lack: set[str]) -> int:
+    """The first seed whose first hand of 4-player spar has the person lead holding ``want``
+    and none of ``lack`` (cards as the French table writes them)."""
+    rules = make_rules("spar")
+    bots = {s: make_agent("random", rules) for s in range(1, rules.players)}
+    for seed in range(200):
+        rng = (np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1]))
+        table = HumanTable(rules, 0, bots, *rng)
+        held = {table.voice("fr").card(c) for c in table.hand()}
+        if table.my_turn and want <= held and not lack & held:
+            return seed
+    raise AssertionError(f"no deal of 200 holds {want} without {lack}")
+
+
+def test_french_letters_read_10c_as_ten_of_hearts_and_refuse_a_card_that_could_be_two() -> None:
+    seed = french_deal({"10♥", "D♣"}, {"D♥"})
+    child = spawn("--lang", "fr", "--opponents", "random", "--seed", str(seed))
+    child.expect(r"Tapez une carte\s+\(10c, a[tkcp], ")  # the examples in French letters
+    child.expect(CARD_PROMPT)
+    child.sendline("dc")  # dame de cœur, which the person does not hold (not D♣, which they do)
+    child.expect("vous n'avez pas D♥")
+    child.expect(CARD_PROMPT)
+    child.sendline("qc")  # an English Q with a C of cœur or of clubs: two cards, so refused
+    child.expect(r"peut être D♣ ou D♥\s:\stapez dt ou dc")
+    child.expect(CARD_PROMPT)
+    child.sendline("zz")  # the error names the French suit letters
+    child.expect(r"la couleur \(T ♣, K ♦, C ♥, P ♠\)")
+    child.expect(CARD_PROMPT)
+    child.sendline("10c")
+    child.expect(CARD_PROMPT)
+    assert "vous jouez 10♥" in " ".join(plain(child.before).split())
+    child.sendline("q")
+    child.expect("scores finaux")
+    child.expect(pexpect.EOF)
 
 
 def test_the_locale_chooses_french_and_a_pace_holds_a_trick_until_enter() -> None:

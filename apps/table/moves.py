@@ -1,9 +1,10 @@
 """What a person types, read as a move: a card (``6h``, ``10S``, ``ts``, ``6♥``; in French
-also ``rh``, ``dd``, ``vs`` for K, Q, J), its number, keep or exchange.
+``rc``, ``dk``, ``vp``, ``10c`` with the French letters, see :mod:`spar_apps.table.card_entry`),
+its number, keep or exchange.
 
 :func:`read_move` turns one line into an action id, or raises
 :class:`MoveError` with a message that says what was wrong and what to type
-instead: an empty line, gibberish, a card not in the deck, a card the person
+instead: an empty line, gibberish, a word that could be more than one card, a card not in the deck, a card the person
 does not hold, a number out of range; a card or an exchange the rules close
 gets the rule's own reason (:func:`spar_env.explain.move_reasons`). The message is
 in the person's language; the terminal's keys (``r`` rules, ``q`` leaves) are named only
@@ -16,18 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from spar_apps.table.card_entry import NotACard, code, read_card, suit_letters
 from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.table.rules_text import variant_name
-from spar_apps.table.voice import Voice, rank_from
+from spar_apps.table.voice import Voice
 from spar_env.explain import MoveReason, high_ranks
 from spar_env.rules import Ruleset
-from spar_env.rules.cards import parse_card
+from spar_env.rules.cards import SUIT_SYMBOLS
 
 QUIT_WORDS = frozenset({"q", "quit", "exit", "quitter"})
 RULES_WORDS = frozenset({"r", "rules", "?", "règles", "regles"})  # the variant's rules
 KEEP_WORDS = frozenset({"k", "keep", "g", "garder"})
 EXCHANGE_WORDS = frozenset({"e", "x", "exchange", "échanger", "echanger"})
-_SUIT_SYMBOLS = str.maketrans({"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"})  # fmt: skip
 
 
 class MoveError(ValueError):
@@ -120,21 +121,29 @@ def read_move(
 
 
 def _card(word: str, voice: Voice) -> int | str:
-    """The card id a word names (the suit as a letter or a symbol, the rank as the rules or
-    the language write it), or why the word is no card of this deck."""
-    rules = voice.rules
-    text = word.translate(_SUIT_SYMBOLS)
-    text = rank_from(text[:-1], voice.language) + text[-1:]
-    ranks, suits = ", ".join(voice.rank(r) for r in rules.ranks), " ".join(rules.suits)
+    """The card id a word names (the suit as a letter of the person's language or a symbol,
+    the rank as the language writes it), or why the word is no card, or could be several."""
+    rules, language = voice.rules, voice.language
+    ranks = ", ".join(voice.rank(r) for r in rules.ranks)
+    suits = ", ".join(f"{letter} {SUIT_SYMBOLS[suit]}" for letter, suit in suit_letters(rules, language))  # fmt: skip
     try:
-        rank, suit = parse_card(text)
-    except ValueError:
-        return voice.say("typed.not_a_card", text=word, ranks=ranks, suits=suits)
+        rank, suit = read_card(word, language)
+    except NotACard as e:
+        if len(e.cards) < 2:
+            return voice.say("typed.not_a_card", text=word, ranks=ranks, suits=suits)
+        shown = [voice.rank(c[:-1]) + SUIT_SYMBOLS[c[-1]] for c in e.cards]
+        typed = [code(c, language) for c in e.cards]
+        return voice.say("typed.ambiguous", text=word, cards=_or(voice, shown), codes=_or(voice, typed))  # fmt: skip
     try:
         return rules.card_id(rank + suit)
     except ValueError:
         variant = variant_name(rules, voice.language)
         return voice.say("typed.not_in_deck", text=word, variant=variant, ranks=ranks, suits=suits)
+
+
+def _or(voice: Voice, items: list[str]) -> str:
+    """``a, b or c`` in the voice's language."""
+    return voice.say("list.or", head=", ".join(items[:-1]), last=items[-1])
 
 
 def _what_to_type(voice: Voice, choices: list[int], exchanging: bool) -> str:

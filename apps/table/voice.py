@@ -2,7 +2,8 @@
 
 :class:`Voice` is what a screen holds to write a sentence. It names a card as players of
 its language write it (``K♦``; ``R♦`` in French: R, D, V for K, Q, J, the suits keep their
-symbols), a seat from the reader's seat (``you``, ``seat 2``), a score as the ruleset writes
+symbols) and as it may be typed (``kd``; ``rk`` in French, see
+:mod:`spar_apps.table.card_entry`), a seat from the reader's seat (``you``, ``seat 2``), a score as the ruleset writes
 scores, and says a :class:`~spar_env.explain.phrase.Phrase` of the engine's explanations,
 or a message of :mod:`spar_apps.table.messages` with its fields named the same way.
 """
@@ -11,25 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from spar_apps.table.card_entry import ALPHABETS, card_code, rank_letter
 from spar_apps.table.messages import Language, say
 from spar_env.explain.phrase import Card, Field, Listed, Phrase, Points, Rank, Seat, Suit
 from spar_env.rules import Ruleset, c_notation
 from spar_env.rules.cards import SUIT_SYMBOLS
 
-RANK_WORDS = {"fr": {"K": "R", "Q": "D", "J": "V"}}  # the ranks a language writes otherwise
+# the ranks a language writes otherwise: {"fr": {"K": "R", "Q": "D", "J": "V"}}
+RANK_WORDS = {
+    language: {own: letter for letter, own in letters.ranks.items() if letter not in (own, "T")}
+    for language, letters in ALPHABETS.items()
+}
 
 
 def rank_name(rank: str, language: Language) -> str:
     """A rank as ``language`` writes it (``R`` for ``K`` in French)."""
-    return RANK_WORDS.get(language, {}).get(rank, rank)
-
-
-def rank_from(word: str, language: Language) -> str:
-    """A rank written in ``language`` (any case) as the rules write it; other text unchanged."""
-    for rank, name in RANK_WORDS.get(language, {}).items():
-        if word.upper() == name:
-            return rank
-    return word
+    return rank_letter(rank, language)
 
 
 class Named(str):
@@ -85,9 +83,8 @@ class Voice:
         return self.rank(rules.card_rank(int(card))) + SUIT_SYMBOLS[rules.card_suit(int(card))]
 
     def code(self, card: int) -> str:
-        """``rd``: a card as it may be typed."""
-        rules = self.rules
-        return (self.rank(rules.card_rank(int(card))) + rules.card_suit(int(card))).lower()
+        """``rk``: a card as it may be typed (R roi, K carreau in French)."""
+        return card_code(self.rules, card, self.language)
 
     def rank(self, rank: str) -> str:
         return rank_name(rank, self.language)

@@ -3,7 +3,8 @@
 same fields).
 
 - :mod:`~spar_apps.table.phrases.table`: cards, seats, what happened, the trick, the hand.
-- :mod:`~spar_apps.table.phrases.reasons`: why a move is open or closed, a typed move's error.
+- :mod:`~spar_apps.table.phrases.reasons`: why a move is open or closed.
+- :mod:`~spar_apps.table.phrases.typed`: why a typed line is not a move.
 - :mod:`~spar_apps.table.phrases.score`: how a hand scored, the session, the final scores.
 - :mod:`~spar_apps.table.phrases.rules`: a variant's rules, its name and description.
 - :mod:`~spar_apps.table.phrases.page`: the web page's labels and buttons, the terminal's lines.
@@ -21,11 +22,13 @@ from spar_apps.table.phrases import (
     rules,
     score,
     table,
+    typed,
 )
 
 PARTS = (
     table.MESSAGES,
     reasons.MESSAGES,
+    typed.MESSAGES,
     score.MESSAGES,
     rules.MESSAGES,
     page.MESSAGES,

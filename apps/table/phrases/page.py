@@ -148,8 +148,8 @@ MESSAGES = {
         "redistribue ces mains). Tapez une carte ({examples}) ou son numéro ; r montre les "
         "règles ; q pour partir.",
     },
-    "play.seats.one": {"en": "seat {seats}: {label}", "fr": "siège {seats} : {label}"},
-    "play.seats.other": {"en": "seats {seats}: {label}", "fr": "sièges {seats} : {label}"},
+    "play.seats.one": {"en": "seat {seats}: {label}", "fr": "le siège {seats} : {label}"},
+    "play.seats.other": {"en": "seats {seats}: {label}", "fr": "les sièges {seats} : {label}"},
     "play.records": {
         "en": "records of the finished hands are in {path}",
         "fr": "les relevés des mains terminées sont dans {path}",

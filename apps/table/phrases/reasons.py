@@ -1,6 +1,6 @@
-"""Why a move is open or closed (:func:`spar_env.explain.move_reasons`), why a card goes
-face down, and why a typed line is not a move (:func:`spar_apps.table.read_move`), in
-English and French."""
+"""Why a move is open or closed (:func:`spar_env.explain.move_reasons`) and why a card goes
+face down, in English and French (why a typed line is not a move:
+:mod:`spar_apps.table.phrases.typed`)."""
 
 MESSAGES = {
     # ----- a card of the hand ---------------------------------------------------------
@@ -70,52 +70,5 @@ MESSAGES = {
     "reason.stock_short": {
         "en": "the stock holds {n} cards, fewer than a hand: nobody may exchange",
         "fr": "le talon n'a que {n} cartes, moins qu'une main : personne ne peut échanger",
-    },
-    # ----- a typed line that is not a move ------------------------------------------------
-    "typed.no_choice": {
-        "en": "there is no choice {index}: type a number from 1 to {n}",
-        "fr": "il n'y a pas de choix {index} : tapez un nombre de 1 à {n}",
-    },
-    "typed.not_a_card": {
-        "en": "'{text}' is not a card: write the rank ({ranks}) then the suit ({suits})",
-        "fr": "« {text} » n'est pas une carte : écrivez la valeur ({ranks}) puis la couleur "
-        "({suits})",
-    },
-    "typed.not_in_deck": {
-        "en": "'{text}' is not in the {variant} deck: its ranks are {ranks} and its suits {suits}",
-        "fr": "« {text} » n'est pas dans le jeu de {variant} : ses valeurs sont {ranks} et ses "
-        "couleurs {suits}",
-    },
-    "typed.not_held": {"en": "you do not hold {card}", "fr": "vous n'avez pas {card}"},
-    "typed.then": {"en": "{error}; {what}", "fr": "{error} ; {what}"},
-    "typed.no_exchange": {"en": "you may not exchange now", "fr": "vous ne pouvez pas échanger"},
-    "typed.keep_only": {"en": "{reason}: type k", "fr": "{reason} : tapez g"},
-    "typed.neither": {
-        "en": "'{word}' is neither keep nor exchange",
-        "fr": "« {word} » n'est ni garder ni échanger",
-    },
-    "typed.exchange_both": {
-        "en": "type k to keep your hand or e to exchange it (or 1 or 2)",
-        "fr": "tapez g pour garder votre main ou e pour l'échanger (ou 1 ou 2)",
-    },
-    "typed.exchange_keep": {
-        "en": "type k to keep your hand (it holds a {ranks})",
-        "fr": "tapez g pour garder votre main (elle a un {ranks})",
-    },
-    "typed.card": {
-        "en": "type a card such as {example}, or its number ({numbers})",
-        "fr": "tapez une carte, par exemple {example}, ou son numéro ({numbers})",
-    },
-    "typed.keys": {
-        "en": "{what}; r rules; q leaves",
-        "fr": "{what} ; r les règles ; q pour partir",
-    },
-    "typed.leave_web": {
-        "en": "to leave this table, start a new game",
-        "fr": "pour quitter cette table, commencez une nouvelle partie",
-    },
-    "typed.too_long": {
-        "en": "a move is a short text: a card such as 10h, its number, k or e",
-        "fr": "un coup est un texte court : une carte comme 10h, son numéro, g ou e",
     },
 }

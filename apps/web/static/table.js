@@ -408,8 +408,10 @@ function drawHand(view) {
     if (item.legal) {
       node.setAttribute("role", "button");
       node.appendChild(el("span", "num", String(item.number)));
-      node.addEventListener("click", () => play(item.card, "card"));
-      node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(item.card, "card"); });
+      // sent with its suit symbol, which every language reads alike ("10C" is 10 de cœur in French)
+      const sent = item.card.slice(0, -1) + SUITS[item.card.slice(-1)];
+      node.addEventListener("click", () => play(sent, "card"));
+      node.addEventListener("keydown", (e) => { if (e.key === "Enter") play(sent, "card"); });
     } else {
       node.setAttribute("aria-disabled", "true");
       node.addEventListener("click", () => explain(`${item.label}: ${reason}`));
