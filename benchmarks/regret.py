@@ -37,6 +37,7 @@ from spar_env.atomic import atomic_output
 from spar_env.rules import make_rules
 from spar_train.evaluate import tag_of
 from spar_train.regret import (
+    Gap,
     Group,
     Regret,
     check_judge,
@@ -129,7 +130,7 @@ def measure(agents: list[str], players: int, args: argparse.Namespace) -> dict[s
 
 
 def show(console: Console, players: int, figures: dict[str, Any]) -> None:
-    """The two tables of one player count."""
+    """The tables of one player count."""
     first = figures["agents"][0]["agent"]
     title = (f"{players}-player spar: regret per decision with a choice, {figures['positions']} "
              f"positions ({figures['hands']} hands of {figures['by']}, seed {figures['seed']}; "
@@ -142,7 +143,8 @@ def show(console: Console, players: int, figures: dict[str, Any]) -> None:
         summary.add_column(column, justify="left" if column == "agent" else "right")
     for i, a in enumerate(figures["agents"]):
         less = [
-            "—" if i == 0 else _pm(*a[key], signed=True) for key in ("less_first", "less_above")
+            "—" if i == 0 else _pm(a[key]["mean"], a[key]["ci95"], signed=True)
+            for key in ("less_first", "less_above")
         ]
         summary.add_row(a["agent"], _pm(a["mean"], a["ci95"]), *less, f"{a['agreement']:.1%}",
                         f"{a['seconds']:.1f}")  # fmt: skip
@@ -158,6 +160,20 @@ def show(console: Console, players: int, figures: dict[str, Any]) -> None:
             parts.add_row(g["name"], f"{g['decisions']} ({g['forced']})", *cells)
         parts.add_section()
     console.print(parts)
+    if len(figures["agents"]) < 2:
+        return
+    gaps = Table(title="where each agent gains on the row above (paired): its regret less the "
+                 "row above's (contribution)")  # fmt: skip
+    gaps.add_column("decisions")
+    for a, above in zip(figures["agents"][1:], figures["agents"], strict=False):
+        gaps.add_column(f"{a['agent']} less {above['agent']}", justify="right")
+    for breakdown in ("by_trick", "by_role"):
+        for i, g in enumerate(figures["agents"][0][breakdown]):
+            cells = [_group_cell(a["less_above"][breakdown][i], signed=True)
+                     for a in figures["agents"][1:]]  # fmt: skip
+            gaps.add_row(g["name"], *cells)
+        gaps.add_section()
+    console.print(gaps)
 
 
 def write_records(name: str, figures: dict[str, Any]) -> None:
@@ -171,32 +187,32 @@ def write_records(name: str, figures: dict[str, Any]) -> None:
         record(f"{name}.{tag}", a["mean"], a["ci95"],
                what=f"mean regret per decision with a choice of {a['agent']}: {where}")  # fmt: skip
         others = {agents[0]["agent"]: a["less_first"], agents[i - 1]["agent"]: a["less_above"]}
-        for other, (mean, half) in others.items() if i else ():
-            record(f"{name}.{tag}_less_{tag_of(other).lower()}", mean, half,
+        for other, gap in others.items() if i else ():
+            record(f"{name}.{tag}_less_{tag_of(other).lower()}", gap["mean"], gap["ci95"],
                    what=f"regret of {a['agent']} less that of {other}, decision by decision "
                    f"(negative: nearer the judge): {where}")  # fmt: skip
 
 
-def _figures(
-    spec: str, r: Regret, less: dict[str, tuple[float, float]], seconds: float
-) -> dict[str, Any]:
+def _figures(spec: str, r: Regret, less: dict[str, Gap], seconds: float) -> dict[str, Any]:
+    return {
+        "agent": spec,
+        **_broken_down(r),
+        **{key: _broken_down(gap) for key, gap in less.items()},
+        "agreement": r.agreement,
+        "decisions_with_a_choice": r.decisions - r.forced,
+        "seconds": seconds,
+    }
+
+
+def _broken_down(r: Regret | Gap) -> dict[str, Any]:
     def group(g: Group) -> dict[str, Any]:
         none = not g.decisions  # no mean, no interval (JSON has no NaN)
         return {"name": g.name, "decisions": g.decisions, "forced": g.forced, "share": g.share,
                 "mean": None if none else g.mean, "ci95": None if none else g.half,
                 "contribution": g.contribution}  # fmt: skip
 
-    return {
-        "agent": spec,
-        "mean": r.mean,
-        "ci95": r.half,
-        **{key: list(value) for key, value in less.items()},
-        "agreement": r.agreement,
-        "decisions_with_a_choice": r.decisions - r.forced,
-        "by_trick": [group(g) for g in r.by_trick],
-        "by_role": [group(g) for g in r.by_role],
-        "seconds": seconds,
-    }
+    return {"mean": r.mean, "ci95": r.half, "by_trick": [group(g) for g in r.by_trick],
+            "by_role": [group(g) for g in r.by_role]}  # fmt: skip
 
 
 def _player_counts(text: str) -> list[int]:
@@ -209,10 +225,10 @@ def _player_counts(text: str) -> list[int]:
     return counts
 
 
-def _group_cell(g: dict[str, Any]) -> str:
+def _group_cell(g: dict[str, Any], signed: bool = False) -> str:
     if not g["decisions"]:
         return "—"
-    return f"{_pm(g['mean'], g['ci95'])} ({g['contribution']:.3f})"
+    return f"{_pm(g['mean'], g['ci95'], signed)} ({g['contribution']:{'+' if signed else ''}.3f})"
 
 
 def _pm(mean: float, half: float, signed: bool = False) -> str:

@@ -53,9 +53,11 @@ def test_an_agent_that_plays_the_judge_s_card_has_no_regret(judged: Judged) -> N
 def test_random_regrets_more_than_search_on_the_same_positions(judged: Judged) -> None:
     rand = regret_of(make_agent("random", RULES), judged, seed=1)
     search = regret_of(make_agent("search:worlds=8,candidates=2", RULES), judged)
-    gap, half = difference(rand, search)
-    assert gap == pytest.approx(rand.mean - search.mean)
-    assert gap - half > 0
+    gap = difference(rand, search)
+    assert gap.mean == pytest.approx(rand.mean - search.mean)
+    assert gap.mean - gap.half > 0
+    for groups in (gap.by_trick, gap.by_role):
+        assert sum(g.contribution for g in groups) == pytest.approx(gap.mean)
     assert (rand.per_decision >= 0).all() and (search.per_decision >= 0).all()
 
 
@@ -129,11 +131,16 @@ def test_the_benchmark_prints_and_writes_every_figure(tmp_path: Path) -> None:
     for n, figures in report.items():
         assert figures["players"] == int(n) and figures["positions"] == 40
         rand, bot = figures["agents"]
-        assert rand["less_first"] == rand["less_above"] == [0.0, 0.0]
-        assert bot["less_first"][0] == pytest.approx(bot["mean"] - rand["mean"])
+        assert rand["less_first"]["mean"] == rand["less_above"]["ci95"] == 0.0
+        assert bot["less_first"]["mean"] == pytest.approx(bot["mean"] - rand["mean"])
         assert bot["less_above"] == bot["less_first"]
+        trick = bot["less_first"]["by_trick"][0]
+        assert trick["mean"] == pytest.approx(
+            bot["by_trick"][0]["mean"] - rand["by_trick"][0]["mean"]
+        )
         assert len(rand["by_trick"]) == RULES.hand_size and len(rand["by_role"]) == 2
     assert "less random" in done.stdout and "trick1" in done.stdout
+    assert "onnx:universal less random" in done.stdout  # where it gains on the row above
 
 
 def test_the_benchmark_records_each_agent_and_each_gap(monkeypatch) -> None:
@@ -145,8 +152,9 @@ def test_the_benchmark_records_each_agent_and_each_gap(monkeypatch) -> None:
         {name: (value, half)}))  # fmt: skip
 
     def row(spec: str, mean: float, first: list[float], above: list[float]) -> dict:
-        return {"agent": spec, "mean": mean, "ci95": 0.01, "less_first": first,
-                "less_above": above}  # fmt: skip
+        return {"agent": spec, "mean": mean, "ci95": 0.01,
+                "less_first": {"mean": first[0], "ci95": first[1]},
+                "less_above": {"mean": above[0], "ci95": above[1]}}  # fmt: skip
 
     agents = [row("onnx:universal", 0.3, [0.0, 0.0], [0.0, 0.0]),
               row("onnx:exit4", 0.2, [-0.1, 0.02], [-0.1, 0.02]),

@@ -26,7 +26,8 @@ values are made once, and every agent is then asked for one card at each positio
 **Decisions with a single legal card** have no regret (0) and are left out of the mean; their
 share is :attr:`Regret.forced_share`. **The breakdown**: by trick and by leading or following
 (:attr:`Regret.by_trick`, :attr:`Regret.by_role`); each group's ``contribution`` (its share of
-the decisions with a choice times its mean) sums to the total mean. The player count is the
+the decisions with a choice times its mean) sums to the total mean. :func:`difference` breaks
+down the gap between two agents the same way: where one is nearer the judge than the other. The player count is the
 ruleset's: measure each count on its own positions.
 
 **Intervals.** The decisions of one hand are not independent, so the 95% interval treats each
@@ -111,7 +112,8 @@ class Judged:
 
 @dataclass(frozen=True)
 class Group:
-    """The regret of one part of the decisions (a trick, leading or following)."""
+    """A mean over one part of the decisions (a trick, leading or following): of an agent's
+    regret, or of one agent's regret less another's (:class:`Gap`)."""
 
     name: str
     decisions: int  # decisions with a choice in the group
@@ -124,6 +126,16 @@ class Group:
     def contribution(self) -> float:
         """``share * mean``: the groups of one breakdown sum to the total mean."""
         return self.share * self.mean if self.decisions else 0.0
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One agent's regret less another's on the same decisions, with the same breakdown."""
+
+    mean: float  # over the decisions with a choice (negative: the first is nearer the judge)
+    half: float  # half-width of its 95% interval
+    by_trick: tuple[Group, ...]  # each group's mean difference; contributions sum to ``mean``
+    by_role: tuple[Group, ...]
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,8 @@ class Regret:
     by_role: tuple[Group, ...]  # leading, then following
     per_decision: np.ndarray  # float64 [P] regret at each position (0 where forced)
     hand: np.ndarray  # int64 [P] the self-play hand of each position (for paired comparisons)
+    trick: np.ndarray  # int64 [P] its 0-based trick
+    leading: np.ndarray  # bool [P] its seat leads the trick
     choice: np.ndarray  # bool [P]
 
     @property
@@ -259,45 +273,61 @@ def regret_of(agent: Agent, judged: Judged, seed: int = 0, chunk: int = CHUNK) -
             raise ValueError("regret: the agent played an illegal card")
         regret[rows] = judged.values[rows, judged.best[rows]] - chosen
         agreed += int((actions == judged.best[rows]).sum())
-    choice, hand = positions.choice, positions.hand
-    mean, half = clustered_mean(regret[choice], hand[choice])
-    n = int(choice.sum())
-    tricks = positions.rules.hand_size
-
-    def group(name: str, where: np.ndarray) -> Group:
-        picked = where & choice
-        m, h = clustered_mean(regret[picked], hand[picked])
-        k = int(picked.sum())
-        return Group(name, k, int((where & ~choice).sum()), k / n if n else 0.0, m, h)
-
-    by_trick = tuple(group(f"trick{t + 1}", positions.trick == t) for t in range(tricks))
-    by_role = (group(LEAD, positions.leading), group(FOLLOW, ~positions.leading))
+    n = int(positions.choice.sum())
+    p = positions
+    total = _broken_down(regret, p.choice, p.hand, p.trick, p.leading, p.rules.hand_size)
     return Regret(
         players=positions.rules.players,
         decisions=positions.count,
         forced=positions.count - n,
-        mean=mean,
-        half=half,
+        mean=total.mean,
+        half=total.half,
         agreement=agreed / n if n else math.nan,
-        by_trick=by_trick,
-        by_role=by_role,
+        by_trick=total.by_trick,
+        by_role=total.by_role,
         per_decision=regret,
-        hand=hand.copy(),
-        choice=choice.copy(),
+        hand=p.hand.copy(),
+        trick=p.trick.copy(),
+        leading=p.leading.copy(),
+        choice=p.choice.copy(),
     )
 
 
-def difference(a: Regret, b: Regret) -> tuple[float, float]:
-    """``(mean, half)``: ``a``'s regret less ``b``'s, decision by decision on the same judged
-    positions, with its 95% interval (negative: ``a`` is nearer the judge).
+def difference(a: Regret, b: Regret) -> Gap:
+    """``a``'s regret less ``b``'s, decision by decision on the same judged positions, with
+    its 95% interval and its breakdown (negative: ``a`` is nearer the judge).
 
     Raises:
         ValueError: if the two were not measured on the same positions.
     """
-    if not (np.array_equal(a.hand, b.hand) and np.array_equal(a.choice, b.choice)):
+    same = all(np.array_equal(getattr(a, f), getattr(b, f))
+               for f in ("hand", "trick", "leading", "choice"))  # fmt: skip
+    if not same:
         raise ValueError("regret: the two agents were judged on different positions")
-    delta = (a.per_decision - b.per_decision)[a.choice]
-    return clustered_mean(delta, a.hand[a.choice])
+    delta = a.per_decision - b.per_decision
+    return _broken_down(delta, a.choice, a.hand, a.trick, a.leading, len(a.by_trick))
+
+
+def _broken_down(
+    values: np.ndarray,
+    choice: np.ndarray,
+    hand: np.ndarray,
+    trick: np.ndarray,
+    leading: np.ndarray,
+    tricks: int,
+) -> Gap:
+    """The mean of ``values`` over the decisions with a choice, and by trick and by role."""
+    n = int(choice.sum())
+
+    def group(name: str, where: np.ndarray) -> Group:
+        picked = where & choice
+        m, h = clustered_mean(values[picked], hand[picked])
+        k = int(picked.sum())
+        return Group(name, k, int((where & ~choice).sum()), k / n if n else 0.0, m, h)
+
+    mean, half = clustered_mean(values[choice], hand[choice])
+    by_trick = tuple(group(f"trick{t + 1}", trick == t) for t in range(tricks))
+    return Gap(mean, half, by_trick, (group(LEAD, leading), group(FOLLOW, ~leading)))
 
 
 def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
