@@ -255,11 +255,7 @@ def record(
     previous measurement goes to its history; its ``decimals``, ``unit`` and ``what`` stay
     unless given.
     """
-    stem, _, key = name.partition(".")
-    if not re.fullmatch(NAME, name) or "@" in name:
-        raise ValueError(f"an entry name is FILE.KEY in lower case, got {name!r}")
-    path = results / f"{stem}.json"
-    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"about": ""}
+    path, key, data = _results_file(name, "an entry", results)
     entries = data.setdefault("entries", {})
     old = entries.get(key, {})
     new = {
@@ -277,10 +273,38 @@ def record(
     if old:
         new["history"] = [*old.get("history", []), {k: old[k] for k in _MEASUREMENT if k in old}]
     entries[key] = new
-    results.mkdir(parents=True, exist_ok=True)
+    _save(path, data)
+    return _entry(name, new)
+
+
+def record_output(
+    name: str, lines: list[str], *, fence: str = "text", results: Path = RESULTS
+) -> Output:
+    """Write (or replace) the transcript ``FILE.KEY``: what this process printed, with its
+    command, today's date, the commit and the machine (as :func:`record`)."""
+    path, key, data = _results_file(name, "a transcript", results)
+    out = {"command": this_command(), "date": datetime.date.today().isoformat(),
+           "commit": this_commit(), "machine": this_machine(), "lines": lines, "fence": fence}  # fmt: skip
+    data.setdefault("outputs", {})[key] = out
+    _save(path, data)
+    return Output(name, out["command"], out["date"], tuple(lines), fence)
+
+
+def _results_file(name: str, what: str, results: Path) -> tuple[Path, str, dict]:
+    """The results file of ``FILE.KEY``, the key, and the file's data (an empty ``about``
+    for a new file)."""
+    stem, _, key = name.partition(".")
+    if not re.fullmatch(NAME, name) or "@" in name:
+        raise ValueError(f"{what} name is FILE.KEY in lower case, got {name!r}")
+    path = results / f"{stem}.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"about": ""}
+    return path, key, data
+
+
+def _save(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(path) as f:
         f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return _entry(name, new)
 
 
 def this_command() -> str:

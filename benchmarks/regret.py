@@ -16,8 +16,9 @@ The judge's seed is ``--seed`` plus 1000: a searching agent with the same seed, 
 worlds as the judge or more, is refused (it would be judged by its own worlds).
 
 ``--json FILE`` writes every figure; ``--record NAME`` (one player count) writes each agent's
-mean regret to the entry ``NAME.<agent>`` of ``benchmarks/results/`` and each agent less the
-first to ``NAME.<agent>_less_<first>`` (:mod:`figures`).
+mean regret to the entry ``NAME.<agent>`` of ``benchmarks/results/``, each agent less the first
+and less the row above to ``NAME.<agent>_less_<other>``, and the printed tables to the
+transcript ``NAME`` (:mod:`figures`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from spar_train.regret import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import add_record_option, record  # noqa: E402
+from figures import add_record_option, record, record_output  # noqa: E402
 
 AGENTS = ("onnx:universal", "onnx:exit4", "search")
 BY = "onnx:path=universal,greedy=false"  # the universal bot, sampling its policy
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"regret: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    console = Console(width=None if sys.stdout.isatty() else 160)  # a file: no wrapping
+    console = Console(width=None if sys.stdout.isatty() else 160, record=True)  # a file: 160
     for n, figures in report.items():
         show(console, n, figures)
     if args.json is not None:
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.record:
         (figures,) = report.values()
         write_records(args.record, figures)
+        record_output(args.record, console.export_text().rstrip().splitlines())
     return 0
 
 
@@ -149,14 +151,14 @@ def show(console: Console, players: int, figures: dict[str, Any]) -> None:
         summary.add_row(a["agent"], _pm(a["mean"], a["ci95"]), *less, f"{a['agreement']:.1%}",
                         f"{a['seconds']:.1f}")  # fmt: skip
     console.print(summary)
-    parts = Table(title="where the regret lies: mean (contribution to the total)")
+    parts = Table(title="where the regret lies: its mean by trick and by leading or following")
     parts.add_column("decisions")
     parts.add_column("with a choice (one card)", justify="right")
     for a in figures["agents"]:
         parts.add_column(a["agent"], justify="right")
     for breakdown in ("by_trick", "by_role"):
         for i, g in enumerate(figures["agents"][0][breakdown]):
-            cells = [_group_cell(a[breakdown][i]) for a in figures["agents"]]
+            cells = [_group_cell(a[breakdown][i], share=False) for a in figures["agents"]]
             parts.add_row(g["name"], f"{g['decisions']} ({g['forced']})", *cells)
         parts.add_section()
     console.print(parts)
@@ -225,10 +227,12 @@ def _player_counts(text: str) -> list[int]:
     return counts
 
 
-def _group_cell(g: dict[str, Any], signed: bool = False) -> str:
+def _group_cell(g: dict[str, Any], signed: bool = False, share: bool = True) -> str:
+    """A group's mean and interval, and with ``share`` its contribution to the total."""
     if not g["decisions"]:
         return "—"
-    return f"{_pm(g['mean'], g['ci95'], signed)} ({g['contribution']:{'+' if signed else ''}.3f})"
+    mean = _pm(g["mean"], g["ci95"], signed)
+    return f"{mean} ({g['contribution']:{'+' if signed else ''}.3f})" if share else mean
 
 
 def _pm(mean: float, half: float, signed: bool = False) -> str:

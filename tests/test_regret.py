@@ -171,6 +171,21 @@ def test_the_benchmark_records_each_agent_and_each_gap(monkeypatch) -> None:
     }
 
 
+def test_the_printed_tables_are_recorded_as_a_transcript(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import figures
+
+    lines = ["agent   regret", "random  0.388 ± 0.036"]
+    figures.record_output("regret.demo", lines, results=tmp_path)
+    figures.record("regret.demo.random", 0.388, 0.036, results=tmp_path)  # beside an entry
+    shown = figures.Figures(tmp_path)
+    assert shown.output_block("regret.demo") == "```text\n" + "\n".join(lines) + "\n```"
+    assert shown.outputs["regret.demo"].command.startswith("python")
+    assert shown.entry("regret.demo.random").text() == "+0.388 ± 0.036"
+    with pytest.raises(ValueError, match="a transcript name is FILE.KEY"):
+        figures.record_output("Regret", lines, results=tmp_path)
+
+
 def test_the_benchmark_refuses_bad_input_in_one_line() -> None:
     for argv, said in ((["--players", "4,x"], "--players takes counts"),
                        (["--agent", "search:worlds=16", "--worlds", "16"], "more worlds"),
