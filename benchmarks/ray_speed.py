@@ -47,6 +47,7 @@ from spar_train.ppo import ppo_settings, to_batch, train
 from spar_train.ppo.games import build_model, game_mix
 from spar_train.ppo.sources.base import Rollout
 from spar_train.ppo.sources.mix import MixSource
+from spar_train.ppo.start import sources_of
 from spar_train.ppo.wrappers.on_ray import ray_source
 from spar_train.tournament import run_tournament
 
@@ -116,7 +117,7 @@ def rollout_speeds(count: int, mix: str | None = None) -> dict[str, float]:
                 ray=dataclasses.replace(config.ray, workers=workers),
                 rollout=dataclasses.replace(config.rollout, games=games * config.rollout.games),
             )
-            source = ray_source(on_ray, mix, "float32")
+            source = ray_source(on_ray, mix, sources_of(on_ray, mix, "float32"))
             speeds[name] = rollouts(source, model, pool, rng, count)[0]
             source.close()
     finally:

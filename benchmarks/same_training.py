@@ -13,7 +13,9 @@ is a shipped config cut down to seconds. It compares:
 - the digest of every checkpoint (:mod:`helpers.fingerprint`: the weights, the optimiser, both
   generators, the pool, the games between hands and the counters, wall times left out), the
   games put in one form first (the overlap's worker kept them in another before the workers,
-  :func:`spar_train.ppo.wrappers.shared.one_form`);
+  :func:`spar_train.ppo.wrappers.shared.one_form`, and a search run's workers theirs in another
+  before search was a source like any other,
+  :func:`spar_train.ppo.sources.search.one_search_form`);
 - the learning curves that do not measure the clock: every TensorBoard tag but those that time
   the run (``time/``, ``charts/SPS``), and the values of ``losses/``, ``eval/``, ``skill/``,
   ``warmstart/`` and the training payoffs;
@@ -58,6 +60,8 @@ FINE_TUNE = ["run.updates=2", "run.checkpoint_every=1", "rollout.games=24", "eva
              "eval.deals=6", "warmstart.updates=1", "ppo.minibatch_size=512"]  # fmt: skip
 MCCFR = ["algorithm=mccfr", "run.name=m", "game.players=2", "mccfr.deals=16", "mccfr.batches=4",
          "mccfr.eval_every=2", "mccfr.eval_deals=10", 'mccfr.eval_opponents=["random"]']  # fmt: skip
+SEARCH = ["search.games=4", "search.worlds=2", "search.candidates=2", "search.buffer=64",
+          "rollout.games=16"]  # fmt: skip
 # The tags that time a run: a change may add some (the workers' split of the learner's wait).
 TIMING = ("time/", "charts/SPS")
 # TensorBoard tags whose values a run computes (the others time it).
@@ -94,6 +98,14 @@ CASES = [
     ),  # fmt: skip
     Case("warm_start_magnet", "configs/ppo_mmd_spar2.toml", FINE_TUNE),
     Case("imitation_only", TINY, [*SHORT, "run.updates=0", "warmstart.updates=2"]),
+    # Search in the loop: searched games beside the rollout, played here, then by two worker
+    # processes (each its share of them), each stopped and resumed.
+    Case("search", TINY, [*SHORT, *SEARCH], stop_after=2),
+    Case("search_workers", TINY, [*SHORT, *SEARCH, "rollout.workers=2"], stop_after=1),
+    # Served inference: two worker processes whose turns the learner answers.
+    Case(
+        "served", TINY, [*SHORT, "rollout.workers=2", 'rollout.inference="learner"'], stop_after=2
+    ),  # fmt: skip
     Case("mccfr", None, MCCFR),
 ]
 # On a local Ray (--ray: a Ray start per tree): one game shared out among two workers, and a
@@ -200,11 +212,15 @@ def run_tree(tree: Path, cases: list[Case], runs: Path, work: Path) -> None:
 def fingerprints(runs: Path, case: Case) -> dict[str, str]:
     """What a case's run left, as digests: checkpoints, computed curves, policy files."""
     from spar_train.curves import read_scalars
+    from spar_train.ppo.sources.search import one_search_form
     from spar_train.ppo.wrappers.shared import one_form
+
+    def games(saved: dict) -> dict:
+        return one_form(one_search_form(saved))
 
     out: dict[str, str] = {}
     for run_dir in sorted(p for p in (runs / case.name).iterdir() if p.is_dir()):
-        for name, value in checkpoint_digests(run_dir / "checkpoints", one_form).items():
+        for name, value in checkpoint_digests(run_dir / "checkpoints", games).items():
             out[f"{run_dir.name}/{name}"] = value
         for policy in sorted(run_dir.glob("*.npz")):
             out[f"{run_dir.name}/{policy.name}"] = npz_digest(policy)

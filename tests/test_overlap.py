@@ -21,6 +21,7 @@ from spar_env.core import unpack
 from spar_train.config import ConfigError, check, load_config
 from spar_train.ppo import train
 from spar_train.ppo.games import build_model, game_mix
+from spar_train.ppo.start import sources_of
 from spar_train.ppo.wrappers.processes import ProcessCrew, process_source
 from spar_train.ppo.wrappers.shared import REPLACEMENTS
 from spar_train.ppo.wrappers.worker import WorkerDied
@@ -62,7 +63,7 @@ def test_a_rollout_is_played_by_the_weights_it_was_started_with(tmp_path: Path) 
     model = build_model(config, mix)
     before = build_model(config, mix)
     before.load_state_dict(model.state_dict())
-    source = process_source(config, mix, "float32")
+    source = process_source(config, mix, sources_of(config, mix, "float32"))
     pool = source.pool({"self": 1.0}, 1, None)
     try:
         source.submit(model, pool, 1)
@@ -86,7 +87,7 @@ def test_a_killed_worker_is_replaced_and_one_that_keeps_dying_stops_the_run(
     config = load_config(TINY, ["rollout.workers=2", "rollout.games=16"])
     mix = game_mix(config)
     model = build_model(config, mix)
-    source = process_source(config, mix, "float32")
+    source = process_source(config, mix, sources_of(config, mix, "float32"))
     pool = source.pool({"self": 1.0}, 1, None)
     try:
         first = source.crew.pids[0]
@@ -246,7 +247,7 @@ def test_the_worker_process_imports_the_rollout_and_not_the_run(tmp_path: Path) 
 
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
     mix = game_mix(config)
-    _, (args,) = worker_args(config, mix, "float32", 1, 1)
+    _, (args,) = worker_args(config, mix, sources_of(config, mix, "float32"), 1, 1)
     blob = tmp_path / "worker.pkl"  # written here, read by the probe: no user file
     blob.write_bytes(pickle.dumps((partial(RolloutWorker, *args),
                                    weights_of(build_model(config, mix)))))  # fmt: skip

@@ -32,6 +32,7 @@ from spar_train.config import ConfigError, check, load_config
 from spar_train.curves import read_scalars
 from spar_train.league import play_league
 from spar_train.ppo import train
+from spar_train.ppo.sources.search import one_search_form
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -159,8 +160,8 @@ def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_r
         assert list(tags[tag][0]) == [1, 2, 3], tag
     assert tags["losses/search_decisions"][1][-1] == 64  # the buffer filled from both workers
     a = load_checkpoint(whole.run_dir / "checkpoints" / "update_000003.pt")
-    workers = a["games"]["inner"]["workers"]
-    assert len(workers) == 2 and all("searched" in w for w in workers)  # two games each
+    workers = a["games"]["workers"]
+    assert len(workers) == 2 and all("search_games" in w["games"] for w in workers)  # two each
     assert "search_games" not in a["games"]  # none in the learner's process
 
     train(config, tmp_path / "b", stop_after=2)
@@ -170,28 +171,35 @@ def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_r
         assert torch.equal(tensor, b["weights"][key]), key
     for key, tensor in a["games"]["search_buffer"].items():
         assert torch.equal(tensor, b["games"]["search_buffer"][key]), key
-    with pytest.raises(ValueError, match="searched games were played by rollout workers"):
+    with pytest.raises(ValueError, match="played by 2 rollout workers; resume the run with them"):
         train(load_config(TINY, [*sets, "rollout.workers=0"]), tmp_path / "b", resume=True)
 
 
-@pytest.mark.parametrize(
-    ("inner", "message"),
-    [
-        ({"spar2/hands": None}, r"in the learner's process; resume the run without rollout workers"),
-        ({"workers": [], "pending": None}, r"as spar-rl did before its workers searched; .* start it again"),
-        ({"overlap": {}}, r"as spar-rl did before its workers searched"),
-    ],
-)  # fmt: skip
-def test_searched_games_of_the_learners_process_are_refused_on_workers(inner, message) -> None:
-    """A checkpoint whose searched games the learner played cannot go on with workers that
-    search: a run without workers is told to resume without them; a run of an older version,
-    whose workers played only the run's games, is told it cannot go on."""
-    from spar_train.ppo.sources.search import SearchSource
-    from spar_train.sections import SearchSection
+@pytest.mark.parametrize("inner", [{"workers": [], "pending": None}, {"overlap": {}}])
+def test_searched_games_of_the_learners_process_are_refused_on_workers(inner) -> None:
+    """A checkpoint of an older version, whose workers played only the run's games and whose
+    learner searched, is told it cannot go on."""
+    with pytest.raises(ValueError, match="as spar-rl did before its workers searched; .* start "
+                                         "it again"):  # fmt: skip
+        one_search_form({"inner": inner, "search_games": {}})
 
-    source = SearchSource(None, None, SearchSection())  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=message):
-        source.load_state_dict({"inner": inner, "search_games": {}})
+
+def test_a_workers_checkpoint_of_before_search_was_a_source_goes_on() -> None:
+    """The games of a search run's workers as spar-rl kept them before search was a source
+    like any other (each worker's searched games beside its games) are read in today's form."""
+    old = {"inner": {"workers": [{"games": {"h": 1}, "rng": 2, "searched": {"h": 3}},
+                                 {"games": {"h": 4}, "rng": 5}], "pending": None},
+           "search_buffer": {"obs": 6}}  # fmt: skip
+    assert one_search_form(old) == {
+        "workers": [{"games": {"inner": {"h": 1}, "search_games": {"h": 3}}, "rng": 2},
+                    {"games": {"h": 4}, "rng": 5}],
+        "pending": None,
+        "search_buffer": {"obs": 6},
+    }  # fmt: skip
+    assert one_search_form({"inner": {"h": 1}, "search_games": {}}) == {
+        "inner": {"h": 1},
+        "search_games": {},
+    }  # a run without workers: as it was
 
 
 def test_on_micro_the_loop_s_exact_exploitability_goes_down(tmp_path: Path) -> None:
@@ -271,7 +279,7 @@ def test_the_search_loop_page_commands_run_with_small_sizes(tmp_path, monkeypatc
     assert ran == ["train", "train", "train", "league", "league", "benchmarks/search_loop_climb.py",
                    "benchmarks/search_speed.py", "train"]  # fmt: skip
     workers = load_checkpoint(max((tmp_path / "runs" / "exit_spar2_workers" / "checkpoints")
-                                  .glob("*.pt")))["games"]["inner"]["workers"]  # fmt: skip
-    assert all("searched" in w for w in workers)  # the workers searched
+                                  .glob("*.pt")))["games"]["workers"]  # fmt: skip
+    assert all("search_games" in w["games"] for w in workers)  # the workers searched
     assert (tmp_path / "climb.png").read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "runs" / "exit_spar4" / "league" / "league.json").exists()

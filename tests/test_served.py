@@ -153,11 +153,13 @@ def test_a_worker_sends_the_learners_and_the_snapshots_turns_and_answers_the_oth
 def test_a_worker_without_a_line_to_the_learner_refuses_to_be_served() -> None:
     """A worker outside a process (a Ray actor) has no line to the learner: asked to be served,
     it says so instead of waiting for answers that never come."""
+    from spar_train.ppo.start import sources_of
     from spar_train.ppo.wrappers.shares import worker_args
     from spar_train.ppo.wrappers.worker import RolloutWorker
 
     config = load_config(TINY, WORKERS)
-    _, (args, _) = worker_args(config, game_mix(config), "float32", 2, 1)
+    mix = game_mix(config)
+    _, (args, _) = worker_args(config, mix, sources_of(config, mix, "float32"), 2, 1)
     worker = RolloutWorker(*args)
     weights = worker.model.state_dict()
     with pytest.raises(RuntimeError, match="no line to the learner: only worker processes"):
@@ -177,3 +179,38 @@ def test_a_worker_without_a_line_to_the_learner_refuses_to_be_served() -> None:
 def test_what_the_learners_answers_cannot_be_is_refused_naming_the_key(overrides, message) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config(TINY, overrides)
+
+
+class _Crew:
+    """Two workers that are never started: the learner's side of serving them, alone."""
+
+    size = 2
+
+    def call_all(self, method: str, args: list) -> list:
+        return [{}] * self.size
+
+    def reply(self, worker: int, answer: list) -> None:
+        pass
+
+
+def test_the_workers_turns_join_in_worker_order_whatever_order_they_asked_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A row's answer may differ in its last bits with its place in the batch, so the learner
+    joins the workers' turns in worker order, not in the order they asked: a seed and a
+    worker count fix a served run."""
+    from spar_train.ppo.wrappers import shared
+
+    joined: list[list[int]] = []
+
+    def recorded(model, pool, asked, precision):  # noqa: ANN001, ANN202
+        joined.append(list(asked))
+        return {worker: [] for worker in asked}
+
+    monkeypatch.setattr(shared, "answer_workers", recorded)
+    config = load_config(TINY, WORKERS)
+    source = SharedSource(game_mix(config), [[(0, 1)], [(0, 1)]], _Crew(), "rollout.workers",
+                          served="float32")  # type: ignore[arg-type]  # fmt: skip
+    source._answering = (None, None)  # type: ignore[assignment]
+    source._serve({1: [], 0: []})
+    assert joined == [[0, 1]]

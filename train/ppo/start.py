@@ -12,6 +12,7 @@ dropping what a killed session logged past its checkpoint).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import torch
 
 from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
+from spar_agents.ppo.precision import Precision
 from spar_agents.ppo.update import make_optimizer
 from spar_env.atomic import atomic_output
 from spar_train.budget import Budget, RunBudget
@@ -35,8 +37,12 @@ from spar_train.ppo.checkpoint import (
 from spar_train.ppo.games import GameMix, build_model, game_mix, reward_scale
 from spar_train.ppo.learn import ppo_settings
 from spar_train.ppo.parts import Counters, Placement, Run, RunResult
-from spar_train.ppo.sources.base import RolloutSource
-from spar_train.ppo.sources.mix import mix_source
+from spar_train.ppo.sources.base import RolloutSource, SourceMaker
+from spar_train.ppo.sources.mix import Piece, mix_source
+from spar_train.ppo.sources.search import SearchBuffer, search_source
+from spar_train.ppo.wrappers.on_ray import ray_source
+from spar_train.ppo.wrappers.processes import process_source
+from spar_train.ppo.wrappers.shares import WorkerSources, worker_pieces
 from spar_train.progress import Reporter
 
 
@@ -81,41 +87,49 @@ def start_run(
 def make_source(
     config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
 ) -> RolloutSource:
-    """Where the run's games are played: here (:class:`~spar_train.ppo.sources.mix.MixSource`,
-    drawing from the run's generator), or by a wrapper around that source: in worker processes
-    (``rollout.workers``, ``rollout.overlap``) or on Ray actors (``[ray] enabled``), each
-    worker drawing from its own generator; with ``search.games``, wrapped by
-    :class:`~spar_train.ppo.sources.search.SearchSource`, whose searched games the workers
-    play beside their share of the run's, where there are workers."""
-    source = _played_where(config, mix, rng, place)
-    if config.search.games > 0:  # search in the loop: search's targets beside each rollout
-        from spar_train.ppo.sources.search import SearchSource, searched_games
+    """The run's source, and where its games are played (the one place that chooses): here,
+    drawing from the run's generator, or by a wrapper that hands each worker its share of the
+    games: in worker processes (``rollout.workers``, ``rollout.overlap``) or on Ray actors
+    (``[ray] enabled``), each worker drawing from its own generator. The source is a
+    :class:`~spar_train.ppo.sources.mix.MixSource`, or with ``search.games`` a
+    :class:`~spar_train.ppo.sources.search.SearchSource` of it, whose targets a
+    :class:`~spar_train.ppo.sources.search.SearchBuffer` keeps (the config check refuses Ray
+    with the worker processes)."""
+    sources = sources_of(config, mix, place.workers)
+    if config.ray.enabled:
+        source: RolloutSource = ray_source(config, mix, sources)
+    elif on_workers(config):
+        served = place.rollout if config.rollout.inference == "learner" else None
+        source = process_source(config, mix, sources, served=served)
+    else:
+        (here,) = worker_sources(config, mix, place.rollout, [None])
+        source = here(rng)
+    return SearchBuffer(source, config.search) if config.search.games > 0 else source
 
-        here = None if on_workers(config) else searched_games(mix, config)(rng)
-        return SearchSource(source, here, config.search)
-    return source
+
+def sources_of(config: Config, mix: GameMix, precision: Precision) -> WorkerSources:
+    """What hands each rollout worker its source, in ``precision`` (:func:`worker_sources`)."""
+    return partial(worker_sources, config, mix, precision)
+
+
+def worker_sources(config: Config, mix: GameMix, precision: Precision,
+                   pieces: Sequence[Sequence[Piece] | None]) -> list[SourceMaker]:  # fmt: skip
+    """The maker of each worker's source, given its ``pieces`` (None: the whole mix), in
+    ``precision``: its games, and with ``search.games`` its share of the searched games
+    (shared out as the run's games are; none for a worker left without any)."""
+    makers = [mix_source(mix, config, precision=precision, pieces=p) for p in pieces]
+    if config.search.games == 0:
+        return makers
+    if pieces == [None]:
+        return [search_source(makers[0], mix, config)]
+    searched = worker_pieces(mix.shares(config.search.games), len(pieces))
+    return [search_source(maker, mix, config, part) if sum(n for _, n in part) else maker
+            for maker, part in zip(makers, searched, strict=True)]  # fmt: skip
 
 
 def on_workers(config: Config) -> bool:
     """Whether the run's games are played by rollout workers (processes, or Ray actors)."""
     return config.rollout.overlap or config.rollout.workers != 0 or config.ray.enabled
-
-
-def _played_where(
-    config: Config, mix: GameMix, rng: np.random.Generator, place: Placement
-) -> RolloutSource:
-    """The run's own games' source: here, in worker processes or on Ray (:func:`make_source`;
-    the config check refuses Ray with either of the others)."""
-    if not on_workers(config):
-        return mix_source(mix, config, precision=place.rollout)(rng)
-    if config.ray.enabled:
-        from spar_train.ppo.wrappers.on_ray import ray_source
-
-        return ray_source(config, mix, place.workers)
-    from spar_train.ppo.wrappers.processes import process_source
-
-    served = place.rollout if config.rollout.inference == "learner" else None
-    return process_source(config, mix, place.workers, served=served)
 
 
 def _resume_or_begin(run: Run) -> None:

@@ -1,11 +1,14 @@
 """What a rollout source is, and what it gives: the learner's records, and how parts join.
 
-A :class:`RolloutSource` is what a PPO run collects from: the one source over the run's game
-mix (:class:`~spar_train.ppo.sources.mix.MixSource`), or a wrapper that plays it elsewhere
-(:mod:`spar_train.ppo.wrappers`). Each :meth:`~RolloutSource.collect` gives one
-:class:`Rollout`: the learner's decisions and the rewards they led to, ready for GAE.
+A :class:`RolloutSource` is what a PPO run collects from: a source over the run's game mix
+(:class:`~spar_train.ppo.sources.mix.MixSource`, or search's
+:class:`~spar_train.ppo.sources.search.SearchSource` of it), or a wrapper that plays one
+elsewhere (:mod:`spar_train.ppo.wrappers`), handed a :class:`PartSource` for each worker.
+Each :meth:`~RolloutSource.collect` gives one :class:`Rollout`: the learner's decisions and
+the rewards they led to, ready for GAE, and what rides beside them (search's targets).
 :func:`merge_rollouts` joins the rollouts of several batches of one game (workers' shares),
-:func:`join_games` those of the games of a mix, in the mix's order.
+:func:`join_games` those of the games of a mix, in the mix's order, and :func:`join_workers`
+those of several workers.
 """
 
 from __future__ import annotations
@@ -75,7 +78,10 @@ class RolloutSource(Protocol):
 
 class PartSource(RolloutSource, Protocol):
     """A source a worker holds (:mod:`spar_train.ppo.wrappers`): it also gives each of its
-    games' rollouts apart, to be joined with the other workers'."""
+    games' rollouts apart, to be joined with the other workers' (:func:`join_workers`), and
+    its ``state_dict`` holds tensors, at any depth of dicts, so that it can travel."""
+
+    games: list[MixGame]  # the games it plays, in the mix's order
 
     precision: Precision  # the arithmetic of its forward passes
 
@@ -133,11 +139,12 @@ class Rollout:
 
 
 def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
-    """One rollout from those of several batches of games (Ray workers'), in order.
+    """One rollout from those of several batches of games (workers' shares), in order.
 
-    Each part's trajectory rows come after the rows of the parts before it.
-    The seconds of each kind of work are the parts' added up: the work done, not the
-    time waited (one meaning for a mix's games and for Ray's workers alike).
+    Each part's trajectory rows come after the rows of the parts before it, and every other
+    record (``search`` too) is the parts' one after another. The seconds of each kind of work
+    are the parts' added up: the work done, not the time waited (one meaning for a mix's games
+    and for the workers alike); a kind only some parts did counts 0 in the others.
     """
     if len(parts) == 1:
         return parts[0]
@@ -167,8 +174,18 @@ def merge_rollouts(parts: Sequence[Rollout]) -> Rollout:
         payoff_by_entry=payoff,
         hands=sum(part.hands for part in parts),
         num_actions=parts[0].num_actions,
-        seconds={k: sum(part.seconds[k] for part in parts) for k in parts[0].seconds},
+        seconds={
+            k: sum(part.seconds.get(k, 0.0) for part in parts)
+            for k in dict.fromkeys(k for part in parts for k in part.seconds)
+        },  # fmt: skip
+        search=join_targets([part.search for part in parts]),
     )
+
+
+def join_targets(parts: Sequence[SearchTargets | None]) -> SearchTargets | None:
+    """The search targets of several rollouts one after another (None where none has any)."""
+    found = [part for part in parts if part is not None]
+    return SearchTargets.join(found) if found else None
 
 
 def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
@@ -183,3 +200,21 @@ def join_games(games: Sequence[MixGame], parts: Sequence[Rollout]) -> Rollout:
         for entry, value in part.payoff_by_entry.items()
     }
     return dataclasses.replace(merged, payoff_by_entry=payoff)
+
+
+def join_workers(
+    games: Sequence[MixGame],
+    pieces: Sequence[Sequence[tuple[int, int]]],
+    parts: Sequence[Sequence[Rollout]],
+) -> Rollout:
+    """One rollout of several workers' (``parts[worker]``, one a piece of ``pieces[worker]``:
+    ``(game, games)``, as :class:`PartSource.collect_games` gives them): the decisions of each
+    game's shares in worker order, then the games in the mix's order (``games``); the search
+    targets worker after worker, as each worker found them."""
+    by_game: dict[int, list[Rollout]] = {}
+    for mine, rollouts in zip(pieces, parts, strict=True):
+        for (game, _), rollout in zip(mine, rollouts, strict=True):
+            by_game.setdefault(game, []).append(rollout)
+    joined = join_games(games, [merge_rollouts(by_game[g]) for g in range(len(games))])
+    found = join_targets([join_targets([r.search for r in rollouts]) for rollouts in parts])
+    return dataclasses.replace(joined, search=found)

@@ -1,31 +1,34 @@
 """Search in the loop: a source whose rollouts also carry what search found over the network.
 
-:class:`SearchSource` wraps the run's source (:mod:`spar_train.ppo.sources.mix`, or a
-wrapper of it). Each :meth:`~SearchSource.collect` gives the inner source's rollout, for PPO
-as ever, and beside it (``Rollout.search``) the targets of searched decisions
-(:class:`~spar_agents.ppo.improve.SearchTargets`):
+:class:`SearchSource` is a source like any other (a
+:class:`~spar_train.ppo.sources.base.PartSource`): it plays its inner source's games for PPO
+as ever, then searched games of its own, and gives beside the rollout (``Rollout.search``)
+the targets of the searched decisions (:class:`~spar_agents.ppo.improve.SearchTargets`):
 
-1. a second game batch of its own, ``search.games`` games of the run's mix, plays
-   ``rollout.hands`` hands in self-play, every seat the current network, sampling its policy
-   (the positions the network itself reaches). It is one more
+1. its searched games, ``search.games`` games of the run's mix (or the share of them a worker
+   plays), play ``rollout.hands`` hands in self-play, every seat the current network, sampling
+   its policy (the positions the network itself reaches). They are one more
    :class:`~spar_train.ppo.sources.mix.MixSource` (:class:`SearchedGames`), played with a
-   teacher: each game's :class:`SearchLabeler`;
+   labeler for each game (:class:`SearchLabeler`);
 2. at every decision with more than one legal card, the labeler asks the ``search`` agent
    (:mod:`spar_agents.search`) for every legal card's value, with the current network as
    its model of every seat: its belief over the hidden cards and its rollouts. Its settings
    are ``search.worlds`` and ``search.candidates``; its seed changes every update, drawn from
-   the run's generator;
+   the source's generator;
 3. :func:`~spar_agents.ppo.improve.targets_of` turns the values into the improved policy and
-   value, in the game's reward units (each game's own reward scale);
-4. the last ``search.buffer`` searched decisions are kept (and saved with a checkpoint), so an
-   update learns from more than the few decisions search afforded since the last one.
+   value, in the game's reward units (each game's own reward scale).
 
-With rollout workers (``rollout.workers``, ``rollout.overlap``, Ray), each worker plays its
-share of the searched games beside its share of the run's (:class:`SearchedGames`, built in
-the worker by :func:`searched_games`), with its own generator, and the learner joins what they
-found in worker order: the searches run on every core, and a seed and a worker count still
-fix the run. With the overlap the searched games of a rollout played ahead are searched over
-the network one update older, as its rollout is played.
+Like any source it can be handed to rollout workers (``rollout.workers``, ``rollout.overlap``,
+Ray: :mod:`spar_train.ppo.wrappers`): each worker then plays a :class:`SearchSource` of its
+share of the run's games and of the searched games, with its own generator, and the workers'
+rollouts join, their targets worker after worker
+(:func:`~spar_train.ppo.sources.base.join_workers`): the searches run on every core, and a
+seed and a worker count still fix the run. With the overlap the searched games of a rollout
+played ahead are searched over the network one update older, as its rollout is played.
+
+In the learner's process, :class:`SearchBuffer` keeps the last ``search.buffer`` searched
+decisions of the rollouts it collects (and saves them with a checkpoint), so an update learns
+from more than the few decisions search afforded since the last one.
 
 After the next update the network is newer, so the next rollout's search is over the newer
 network: the loop of expert iteration. The warm start's imitation collects with a teacher of
@@ -51,9 +54,18 @@ from spar_agents.search import SearchAgent, policy_of
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
 from spar_train.ppo.games import GameMix, MixGame, reward_scale
-from spar_train.ppo.sources.base import ModelMaker, Rollout, RolloutSource
+from spar_train.ppo.sources.base import (
+    ModelMaker,
+    PartSource,
+    PooledGames,
+    Rollout,
+    RolloutSource,
+    SourceMaker,
+    join_games,
+)
 from spar_train.ppo.sources.batch import hidden_hands
-from spar_train.ppo.sources.mix import MixSource, Piece
+from spar_train.ppo.sources.lockstep import Answer
+from spar_train.ppo.sources.mix import MixSource, Piece, refuse_workers_games
 from spar_train.ppo.sources.pools import SELF, MixPool
 from spar_train.sections import Config, SearchSection
 
@@ -154,21 +166,94 @@ def _searched_games(mix: GameMix, config: Config, pieces: Sequence[Piece] | None
     return SearchedGames(MixSource(mix, own, rng, pieces=pieces), config)
 
 
-class SearchSource:
-    """The run's source, with search's targets beside each rollout (module docstring).
+class SearchSource(PooledGames):
+    """A source's games, then searched games, their targets beside the rollout (module
+    docstring).
 
     Args:
-        inner: the run's own source.
-        searched: the searched games, played here; None where the rollout workers play them
-            beside the run's games (:mod:`spar_train.ppo.wrappers.shared`), and ``inner``'s
-            rollouts carry what they found.
+        inner: the source of the run's games (or of a worker's share of them).
+        searched: the searched games.
+    """
+
+    def __init__(self, inner: PartSource, searched: SearchedGames) -> None:
+        self.inner = inner
+        self.searched = searched
+        self.games = inner.games
+        self.precision = inner.precision
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+        *,
+        ahead: bool = False,
+    ) -> Rollout:
+        del ahead  # the games here are played when asked
+        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
+
+    def collect_games(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+        answer: Answer | None = None,
+    ) -> list[Rollout]:
+        """The inner source's rollouts, the first with what search found (and its seconds,
+        ``search``); with a ``teacher`` (the warm start's imitation) no search."""
+        parts = self.inner.collect_games(model, pool, hands, rng, teacher, answer)
+        if teacher is not None:
+            return parts
+        began = time.perf_counter()
+        found = self.searched.play(model, hands, rng)  # over this process's copy of the network
+        first = parts[0]
+        seconds = {**first.seconds, "search": time.perf_counter() - began}
+        return [dataclasses.replace(first, search=found, seconds=seconds), *parts[1:]]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"inner": self.inner.state_dict(), "search_games": self.searched.state_dict()}
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        refuse_workers_games(saved)
+        if "inner" not in saved or "search_games" not in saved:
+            raise ValueError("saved games: no searched games (the checkpoint is of a run "
+                             "without search.games)")  # fmt: skip
+        self.searched.load_state_dict(saved["search_games"])
+        self.inner.load_state_dict(saved["inner"])
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def search_source(
+    inner: SourceMaker, mix: GameMix, config: Config, pieces: Sequence[Piece] | None = None
+) -> SourceMaker:
+    """What builds a :class:`SearchSource` from a generator (picklable: a worker builds its
+    own): ``inner``'s games, then ``search.games`` games of ``mix`` (or their ``pieces``)."""
+    return partial(_search_source, inner, searched_games(mix, config, pieces))
+
+
+def _search_source(inner: SourceMaker, searched: Callable[[np.random.Generator], SearchedGames],
+                   rng: np.random.Generator) -> SearchSource:  # fmt: skip
+    source = inner(rng)  # the run's games draw their deals first, then the searched games
+    return SearchSource(source, searched(rng))
+
+
+class SearchBuffer:
+    """A source's rollouts, each with the newest ``search.buffer`` searched decisions that its
+    rollouts carried (module docstring), at least the last rollout's; kept with a checkpoint.
+
+    Args:
+        inner: the run's source (a :class:`SearchSource`, or workers that play them).
         settings: the run's ``[search]``.
     """
 
-    def __init__(self, inner: RolloutSource, searched: SearchedGames | None,
-                 settings: SearchSection) -> None:  # fmt: skip
+    def __init__(self, inner: RolloutSource, settings: SearchSection) -> None:
         self.inner = inner
-        self.searched = searched
         self.settings = settings
         self.buffer: SearchTargets | None = None
 
@@ -188,16 +273,9 @@ class SearchSource:
         rollout = self.inner.collect(model, pool, hands, rng, teacher, ahead=ahead)
         if teacher is not None:  # the warm start's imitation: no search
             return rollout
-        seconds = dict(rollout.seconds)
-        if self.searched is None:  # the workers searched beside their rollouts
-            found = rollout.search
-        else:
-            began = time.perf_counter()
-            found = self.searched.play(model, hands, rng)
-            seconds["search"] = time.perf_counter() - began
-        if found is not None:
-            self._keep(found)
-        return dataclasses.replace(rollout, search=self.buffer, seconds=seconds)
+        if rollout.search is not None:
+            self._keep(rollout.search)
+        return dataclasses.replace(rollout, search=self.buffer)
 
     def _keep(self, found: SearchTargets) -> None:
         """The newest ``search.buffer`` searched decisions (at least this update's)."""
@@ -206,9 +284,8 @@ class SearchSource:
         self.buffer = joined.take(slice(max(joined.size - keep, 0), None))
 
     def state_dict(self) -> dict[str, Any]:
-        saved: dict[str, Any] = {"inner": self.inner.state_dict()}
-        if self.searched is not None:
-            saved["search_games"] = self.searched.state_dict()
+        """The inner source's state, and the buffer beside it (``search_buffer``)."""
+        saved = dict(self.inner.state_dict())
         if self.buffer is not None:
             saved["search_buffer"] = {
                 f.name: torch.from_numpy(np.ascontiguousarray(getattr(self.buffer, f.name)))
@@ -218,18 +295,9 @@ class SearchSource:
         return saved
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
-        if "inner" not in saved:
-            raise ValueError("saved games: no searched games (the checkpoint is of a run "
-                             "without search.games)")  # fmt: skip
-        if self.searched is not None:
-            if "search_games" not in saved:
-                raise ValueError("saved games: the searched games were played by rollout "
-                                 "workers; resume the run with them")  # fmt: skip
-            self.searched.load_state_dict(saved["search_games"])
-        elif "search_games" in saved:
-            raise ValueError(_searched_here(saved["inner"]))
-        self.inner.load_state_dict(saved["inner"])
+        saved = one_search_form(saved)
         kept = saved.get("search_buffer")
+        self.inner.load_state_dict({k: v for k, v in saved.items() if k != "search_buffer"})
         self.buffer = None
         if kept is not None:
             arrays = {name: value.numpy().copy() for name, value in kept.items()}
@@ -249,13 +317,31 @@ class SearchSource:
         self.inner.close()
 
 
-def _searched_here(inner: dict[str, Any]) -> str:
-    """Why a checkpoint whose searched games were played in the learner's process cannot go on
-    with rollout workers searching them."""
-    if "workers" not in inner and "overlap" not in inner:
-        return ("saved games: the searched games were played in the learner's process; resume "
-                "the run without rollout workers (rollout.workers = 0, rollout.overlap = false, "
-                "ray.enabled = false)")  # fmt: skip
-    return ("saved games: the run's games were played by rollout workers but its searched games "
-            "in the learner's process, as spar-rl did before its workers searched; such a run "
-            "cannot go on exactly: start it again (its checkpoints still play, as ppo: agents)")  # fmt: skip
+def one_search_form(saved: dict[str, Any]) -> dict[str, Any]:
+    """The games of a search run's checkpoint in today's form; its workers' games (and those of
+    any other run) as they are.
+
+    Before search was a source like any other, a run's workers kept their searched games
+    beside their games (``{"games", "rng", "searched"}``) and the source kept the workers under
+    ``inner``; today each worker's games are its :class:`SearchSource`'s (``{"inner",
+    "search_games"}``), and the workers are at the top, beside the buffer.
+
+    Raises:
+        ValueError: for a checkpoint whose run's games were played by workers but its searched
+            games in the learner's process, as spar-rl did before its workers searched.
+    """
+    inner = saved.get("inner")
+    if not isinstance(inner, dict) or not ("workers" in inner or "overlap" in inner):
+        return saved
+    if "search_games" in saved:
+        raise ValueError("saved games: the run's games were played by rollout workers but its "
+                         "searched games in the learner's process, as spar-rl did before its "
+                         "workers searched; such a run cannot go on exactly: start it again "
+                         "(its checkpoints still play, as ppo: agents)")  # fmt: skip
+    workers = [
+        {"games": {"inner": w["games"], "search_games": w["searched"]}, "rng": w["rng"]}
+        if "searched" in w else w
+        for w in inner.get("workers", [])
+    ]  # fmt: skip
+    lifted = {**{k: v for k, v in saved.items() if k != "inner"}, **inner}
+    return {**lifted, "workers": workers} if "workers" in inner else lifted

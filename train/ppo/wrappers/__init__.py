@@ -13,7 +13,8 @@
 - :mod:`~spar_train.ppo.wrappers.served`: the workers' network turns answered in the
   learner's process, every worker's in one batch (``rollout.inference = "learner"``).
 
-Each takes picklable makers of the :class:`~spar_train.ppo.sources.mix.MixSource` parts it
-wraps and offers the run the source's interface
-(:class:`~spar_train.ppo.sources.base.RolloutSource`).
+Each takes picklable makers of the sources it wraps (whatever
+:class:`~spar_train.ppo.sources.base.PartSource` the run hands each worker) and offers the run
+the source's interface (:class:`~spar_train.ppo.sources.base.RolloutSource`); none knows what
+the sources play.
 """

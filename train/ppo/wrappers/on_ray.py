@@ -16,11 +16,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from spar_agents.ppo.precision import Precision
 from spar_train.distributed import connect
 from spar_train.ppo.games import GameMix
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
-from spar_train.ppo.wrappers.shares import worker_args
+from spar_train.ppo.wrappers.shares import WorkerSources, worker_args
 from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState
 from spar_train.sections import Config, RaySection
 
@@ -93,10 +92,10 @@ class RayCrew:
         self._finalizer()
 
 
-def ray_source(config: Config, mix: GameMix, precision: Precision) -> SharedSource:
-    """The run's source on ``ray.workers`` actors; they play on their CPUs, in ``precision``
-    (``rollout.precision`` as the driver resolves it, not each node's own ``auto``)."""
-    pieces, args = worker_args(config, mix, precision, config.ray.workers,
+def ray_source(config: Config, mix: GameMix, sources: WorkerSources) -> SharedSource:
+    """The run's source on ``ray.workers`` actors, each playing the source that ``sources``
+    gives for its games (in the arithmetic the driver resolved, not each node's own ``auto``)."""
+    pieces, args = worker_args(config, mix, sources, config.ray.workers,
                                config.ray.cpus_per_worker)  # fmt: skip
     return SharedSource(mix, pieces, RayCrew(args, config.ray, config.run.name), "ray.workers")
 

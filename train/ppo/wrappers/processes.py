@@ -24,7 +24,7 @@ from typing import Any
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
-from spar_train.ppo.wrappers.shares import worker_args
+from spar_train.ppo.wrappers.shares import WorkerSources, worker_args
 from spar_train.ppo.wrappers.worker import (
     Asking,
     ProcessWorker,
@@ -128,13 +128,13 @@ def resolve_workers(workers: int | str, games: Sequence[int]) -> int:
     return max(1, min(cores or 1, most))
 
 
-def process_source(config: Config, mix: GameMix, precision: Precision, *,
+def process_source(config: Config, mix: GameMix, sources: WorkerSources, *,
                    served: Precision | None = None) -> SharedSource:  # fmt: skip
-    """The run's source on worker processes (module docstring); they play on their CPUs, in
-    ``precision`` (``rollout.precision`` resolved there); with ``served``, the learner's process
-    answers their networks' turns, in that arithmetic (``rollout.inference = "learner"``)."""
+    """The run's source on worker processes (module docstring), each playing the source that
+    ``sources`` gives for its games; with ``served``, the learner's process answers their
+    networks' turns, in that arithmetic (``rollout.inference = "learner"``)."""
     workers = resolve_workers(config.rollout.workers, mix.shares(config.rollout.games))
-    pieces, args = worker_args(config, mix, precision, max(1, workers),  # overlap alone: one
+    pieces, args = worker_args(config, mix, sources, max(1, workers),  # overlap alone: one
                                config.rollout.worker_threads)  # fmt: skip
     return SharedSource(mix, pieces, ProcessCrew(args), "rollout.workers",
                         overlap=config.rollout.overlap, served=served)  # fmt: skip

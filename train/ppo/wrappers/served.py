@@ -19,8 +19,9 @@ GPU it adds the transfers and buys nothing (docs/scaling.md has the figures).
 
 The workers still draw every action from their own generators, so a seed and a worker count
 fix the run, as without it. An opponent network that is not a snapshot of the learner (a fixed
-``onnx:`` or ``ppo:`` agent of the pool) is answered in the worker, as before; so are the
-worker's searched games (search in the loop), over its CPU copy of the network.
+``onnx:`` or ``ppo:`` agent of the pool) is answered in the worker, as before; so is whatever
+a worker's source plays apart from the turns it hands over, over the worker's CPU copy of the
+network.
 """
 
 from __future__ import annotations

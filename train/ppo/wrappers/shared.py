@@ -11,9 +11,8 @@ rollouts come from changes.
 
 **Which games a worker plays**: a single game's are shared out among the workers, a mix's go
 whole to one worker each (:mod:`~spar_train.ppo.wrappers.shares`). The learner joins the
-workers' rollouts game by game, in the mix's order: a game's shares one after another
-(:func:`~spar_train.ppo.sources.base.merge_rollouts`), then the games
-(:func:`~spar_train.ppo.sources.base.join_games`).
+workers' rollouts game by game, in the mix's order: a game's shares one after another, then
+the games (:func:`~spar_train.ppo.sources.base.join_workers`).
 
 **One rollout.** The learner sends the network's weights once to every worker (the pool's
 snapshots too, when they change); each plays ``rollout.hands`` hands in all its games and sends
@@ -58,11 +57,10 @@ import numpy as np
 import torch
 
 from spar_agents.base import Agent
-from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix
-from spar_train.ppo.sources.base import PooledGames, Rollout, join_games, merge_rollouts
+from spar_train.ppo.sources.base import PooledGames, Rollout, join_workers
 from spar_train.ppo.sources.mix import Piece
 from spar_train.ppo.sources.pools import MixPool, weights_of
 from spar_train.ppo.wrappers.served import answer_workers
@@ -245,24 +243,21 @@ class SharedSource(PooledGames):
                 asking.clear()
         self._states, self.pending = states, None
         answers = [played[worker] for worker in range(self.crew.size)]
-        rollout = self._join([p.parts for p in answers])
+        rollout = join_workers(self.games, self.pieces, [p.parts for p in answers])
         slowest = max(p.seconds for p in answers)
         waited = time.perf_counter() - began
         seconds = {**rollout.seconds, "workers": slowest, "transfer": max(0.0, waited - slowest)}
         if self.served is not None:
             seconds["served"] = serving
-        found = [p.found for p in answers if p.found is not None]
-        if any(p.search_seconds > 0 for p in answers):  # the workers searched (search.games)
-            seconds["search"] = max(p.search_seconds for p in answers)
-        search = SearchTargets.join(found) if found else None
-        return dataclasses.replace(rollout, seconds=seconds, search=search)
+        return dataclasses.replace(rollout, seconds=seconds)
 
     def _serve(self, asking: dict[int, Any]) -> float:
         """Answer every worker's questions of one step together; the seconds it took."""
         assert self._answering is not None and self.served is not None
         began = time.perf_counter()
         model, pool = self._answering
-        for worker, answers in answer_workers(model, pool, asking, self.served).items():
+        in_order = dict(sorted(asking.items()))  # one batch whatever order they asked in
+        for worker, answers in answer_workers(model, pool, in_order, self.served).items():
             self.crew.reply(worker, answers)
         return time.perf_counter() - began
 
@@ -303,16 +298,6 @@ class SharedSource(PooledGames):
         if ahead and self.overlap:
             self.submit(model, pool, hands, teacher)
         return rollout
-
-    def _join(self, parts: list[list[Rollout]]) -> Rollout:
-        """One rollout of every worker's (``parts[worker]``, one a piece): each game's shares in
-        worker order, then the games in the mix's order."""
-        by_game: dict[int, list[Rollout]] = {}
-        for pieces, rollouts in zip(self.pieces, parts, strict=True):
-            for (game, _), rollout in zip(pieces, rollouts, strict=True):
-                by_game.setdefault(game, []).append(rollout)
-        games = [merge_rollouts(by_game[g]) for g in range(len(self.games))]
-        return join_games(self.games, games)
 
     def _share_teachers(self, teacher: Sequence[Agent]) -> list[Any]:
         """Each worker's teachers: one a piece it plays."""

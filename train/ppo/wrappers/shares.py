@@ -5,40 +5,37 @@ A single game's games are shared out among the workers as evenly as can be; the 
 worker with the fewest games so far), so there are at most as many workers as games and each
 worker's forward passes stay whole. :func:`worker_args` gives each worker its pieces and the
 picklable arguments of its :class:`~spar_train.ppo.wrappers.worker.RolloutWorker`, built where
-it runs (a process, a Ray actor): :mod:`~spar_train.ppo.wrappers.shared` joins what they play.
+it runs (a process, a Ray actor), with the source the run hands it for its pieces
+(:data:`WorkerSources`): :mod:`~spar_train.ppo.wrappers.shared` joins what they play.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix, build_model
-from spar_train.ppo.sources.mix import Piece, mix_source
+from spar_train.ppo.sources.base import SourceMaker
+from spar_train.ppo.sources.mix import Piece
 from spar_train.sections import Config
 
+# Each worker's source, given every worker's pieces (picklable makers: built where it runs).
+WorkerSources = Callable[[list[list[Piece]]], list[SourceMaker]]
 
-def worker_args(config: Config, mix: GameMix, precision: Precision, workers: int,
+
+def worker_args(config: Config, mix: GameMix, sources: WorkerSources, workers: int,
                 threads: int) -> tuple[list[list[Piece]], list[tuple[Any, ...]]]:  # fmt: skip
     """What each of ``workers`` workers plays (:func:`worker_pieces`), and the arguments of its
     :class:`~spar_train.ppo.wrappers.worker.RolloutWorker` (picklable: it is built where it
-    runs): its part of the mix, in ``precision``, the run's seed, its number, the run's network
-    maker, ``threads`` torch threads, and with ``search.games`` its part of the searched games,
-    shared out as the run's games are (none for a worker left without any)."""
+    runs): the maker of its source that ``sources`` gives for its pieces, the run's seed, its
+    number, the run's network maker and ``threads`` torch threads."""
     pieces = worker_pieces(mix.shares(config.rollout.games), workers)
     make_model = partial(build_model, config, mix)
-    searched: list[Any] = [None] * workers
-    if config.search.games > 0:
-        from spar_train.ppo.sources.search import searched_games
-
-        searched = [searched_games(mix, config, p) if sum(n for _, n in p) else None
-                    for p in worker_pieces(mix.shares(config.search.games), workers)]  # fmt: skip
-    args = [(mix_source(mix, config, precision=precision, pieces=p), config.run.seed, i,
-             make_model, threads, searched[i]) for i, p in enumerate(pieces)]  # fmt: skip
+    makers = sources(pieces)
+    args = [(maker, config.run.seed, i, make_model, threads) for i, maker in enumerate(makers)]
     return pieces, args
 
 

@@ -33,16 +33,15 @@ import numpy as np
 import torch
 
 from spar_agents.base import Agent
-from spar_agents.ppo.improve import SearchTargets
 from spar_train.ppo.sources.base import ModelMaker, Rollout, SourceMaker
 from spar_train.ppo.sources.lockstep import answer_here
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.ppo.wrappers.served import AskLearner, Line
 
 WORKER_STREAM = 2  # the workers' generators are (run.seed, WORKER_STREAM, worker)
-# {"games": {field: array} of the source's games, "rng": its generator's state, and with
-# search.games "searched": {field: array} of its searched games}. The games travel as NumPy
-# arrays: torch cannot pickle its uint64 tensors (checkpoints are zip files, which can).
+# {"games": the source's state_dict, its tensors as arrays, "rng": its generator's state}. The
+# games travel as NumPy arrays: torch cannot pickle its uint64 tensors (checkpoints are zip
+# files, which can).
 WorkerState = dict[str, Any]
 
 
@@ -51,47 +50,29 @@ class Played:
     """A worker's answer to :meth:`RolloutWorker.collect`."""
 
     parts: list[Rollout]  # the rollout of each of its games, in the worker's order
-    found: SearchTargets | None  # what search found in its searched games (search.games)
     state: WorkerState  # its state after
     seconds: float  # what the call took here (the learner's wait less it is the transfer)
-    search_seconds: float  # of which the searched games (0 without any)
 
 
 class RolloutWorker:
-    """One rollout worker: its source, a CPU copy of the policy, the opponent pools, and with
-    ``make_searched`` its part of the searched games (search in the loop,
-    :mod:`spar_train.ppo.sources.search`)."""
+    """One rollout worker: its source (whatever it is handed), a CPU copy of the policy and
+    the opponent pools."""
 
-    def __init__(
-        self, make_source: SourceMaker, seed: int, index: int, make_model: ModelMaker,
-        threads: int, make_searched: Callable[[np.random.Generator], Any] | None = None,
-    ) -> None:  # fmt: skip
+    def __init__(self, make_source: SourceMaker, seed: int, index: int, make_model: ModelMaker,
+                 threads: int) -> None:  # fmt: skip
         torch.set_num_threads(threads)
         self.make_model = make_model
         self.rng = np.random.default_rng([seed, WORKER_STREAM, index])
         self.source = make_source(self.rng)
-        self.searched = None if make_searched is None else make_searched(self.rng)
         self.model = make_model()
         self.pools: dict[tuple[Any, ...], MixPool] = {}
         self.line: Line | None = None  # to the learner, where a process runs it (serve_on)
 
     def state(self) -> WorkerState:
-        state: WorkerState = {"games": arrays(self.source.state_dict()),
-                              "rng": self.rng.bit_generator.state}  # fmt: skip
-        if self.searched is not None:
-            state["searched"] = arrays(self.searched.state_dict())
-        return state
+        return {"games": arrays(self.source.state_dict()), "rng": self.rng.bit_generator.state}
 
     def load_state(self, state: WorkerState) -> None:
-        if (self.searched is None) != ("searched" not in state):
-            had = "searched games too" if "searched" in state else "no searched games"
-            raise ValueError(
-                f"saved games: the checkpoint's rollout workers played {had}; "
-                "resume the run with the search.games it was played with"
-            )
         self.source.load_state_dict(tensors(state["games"]))
-        if self.searched is not None:
-            self.searched.load_state_dict(tensors(state["searched"]))
         self.rng.bit_generator.state = state["rng"]
 
     def collect(
@@ -104,9 +85,9 @@ class RolloutWorker:
         teacher: Sequence[Agent] | None,
         served: bool = False,
     ) -> Played:
-        """Play ``hands`` hands in every game of this worker, then in its searched games (not
-        with a ``teacher``: one agent a game of this worker, for imitation); ``snapshots`` if
-        the pool's changed; ``served``: the learner's process answers the networks' turns
+        """Play ``hands`` hands in every game of this worker's source (with a ``teacher``: one
+        agent a game of this worker, for imitation); ``snapshots`` if the pool's changed;
+        ``served``: the learner's process answers the networks' turns
         (``rollout.inference = "learner"``, :mod:`~spar_train.ppo.wrappers.served`)."""
         began = time.perf_counter()
         self.model.load_state_dict(weights)
@@ -125,22 +106,22 @@ class RolloutWorker:
                 self.line, pool, partial(answer_here, self.model, precision=self.source.precision)
             )
         parts = self.source.collect_games(self.model, pool, hands, self.rng, teacher, answer)
-        found, searched = None, 0.0
-        if self.searched is not None and teacher is None:
-            searching = time.perf_counter()
-            found = self.searched.play(self.model, hands, self.rng)
-            searched = time.perf_counter() - searching
-        return Played(parts, found, self.state(), time.perf_counter() - began, searched)
+        return Played(parts, self.state(), time.perf_counter() - began)
 
 
-def arrays(saved: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
-    """A source's saved games as NumPy arrays, to travel (see :data:`WorkerState`)."""
-    return {k: v.numpy() for k, v in saved.items()}
+def arrays(saved: dict[str, Any]) -> dict[str, Any]:
+    """A source's saved games, its tensors as NumPy arrays (at any depth), to travel (see
+    :data:`WorkerState`)."""
+    return {k: arrays(v) if isinstance(v, dict) else v.numpy() for k, v in saved.items()}
 
 
-def tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    """Writable tensors of arrays (those read from Ray's object store are read-only)."""
-    return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
+def tensors(saved: dict[str, Any]) -> dict[str, Any]:
+    """Writable tensors of travelled arrays, at any depth (those read from Ray's object store
+    are read-only)."""
+    return {
+        k: tensors(v) if isinstance(v, dict) else torch.from_numpy(np.array(v))
+        for k, v in saved.items()
+    }
 
 
 class WorkerDied(ChildProcessError):
