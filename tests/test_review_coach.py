@@ -152,3 +152,48 @@ def test_spar_play_shows_the_session_report_at_its_end_with_report() -> None:
     shown = "".join(script.shown)
     assert shown.index("scores finaux") < shown.index("Vos erreurs de la session")
     assert "2 mains revues" in shown
+
+
+def test_the_review_draws_another_seats_face_down_card_as_the_table_does() -> None:
+    from spar_apps.terminal.screen import BACK
+
+    rules = make_rules("jeu_de_carte", players=2)
+    (record,) = record_hands(rules, 1, np.random.default_rng(0))
+    assert 3 in record["face_down"]  # seat 1's card in trick 2
+    search = reviewer(rules, make_agent("onnx:universal", rules), "onnx:universal")
+    texts = review_texts(review_hand(record, 0, search), "en", "onnx:universal")
+    line = texts["tricks"][1]["line"]
+    assert f"seat 1 {BACK}" in line and BACK == "░░" and "🂠" not in line
+
+
+def test_a_card_sure_to_lose_the_trick_is_no_reason_against_one_that_may_lose_it_too() -> None:
+    # 3 players; seat 2 leads 10♥ at trick 4, seat 0 holds Q♥ and 8♥, and seat 1, still to
+    # play, holds A♥ and 7♥: 8♥ cannot win trick 4, but Q♥ may lose it as well
+    spar3 = make_rules("spar", players=3)
+    record = {"variant": "spar", "players": 3, "dealer": 2,
+              "hands": [["AC", "KC", "7D", "QH", "8H"], ["QC", "JC", "AH", "7H", "9D"],
+                        ["10C", "9C", "KD", "10H", "9H"]],
+              "plays": ["AC", "QC", "10C", "KC", "JC", "9C", "7D", "9D", "KD", "10H"]}  # fmt: skip
+    spot = _situation_at(spar3, record, 10)
+    c = spar3.card_id
+    assert reasons_for(spot, c("8H"), c("QH"), forced=False) == []
+    assert reasons_for(spot, c("QH"), c("8H"), forced=False) == []
+
+
+def test_the_review_says_where_the_bot_and_search_disagree(search4, hands4) -> None:
+    said = 0
+    (disagreeing,) = list(record_hands(SPAR4, 18, np.random.default_rng(0)))[17:]
+    for record in [*hands4, disagreeing]:
+        texts = review_texts(review_hand(record, 0, search4), "en", "onnx:exit4")
+        review = review_hand(record, 0, search4)
+        for trick, d in zip(texts["tricks"], review.tricks, strict=True):
+            decision = d.decision
+            if decision is None or decision.forced:
+                continue
+            apart = decision.value(decision.best).value - decision.value(decision.bot_first).value
+            line = trick["decision"]["disagree"]
+            assert (line is not None) == (decision.bot_first != decision.best and apart > 0.25)
+            if line is not None:
+                said += 1
+                assert "was the bot's first choice" in line and "searching its worlds finds" in line
+    assert said > 0

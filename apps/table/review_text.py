@@ -27,8 +27,8 @@ from spar_apps.table.review import (
     TrickReview,
 )
 from spar_apps.table.review_reasons import Reason
-from spar_apps.table.voice import Voice
-from spar_env.envs.render import BACK
+from spar_apps.table.texts import BACK
+from spar_apps.table.voice import Voice, percent
 from spar_env.rules import Ruleset
 from spar_env.rules.cards import SUIT_SYMBOLS
 from spar_env.strict_json import finite
@@ -47,12 +47,6 @@ def number(value: float, language: Language, sign: bool = False) -> str:
     """``value`` with two decimals (and its sign), in the language's way."""
     text = f"{value:+.2f}" if sign else f"{value:.2f}"
     return text.replace(".", ",") if language == "fr" else text
-
-
-def percent(value: float, language: Language, sign: bool = False) -> str:
-    """A chance as a whole percentage (``62%``, ``62 %``), with its sign if asked."""
-    shown = f"{100 * value:+.0f}" if sign else f"{100 * value:.0f}"
-    return f"{shown} %" if language == "fr" else f"{shown}%"
 
 
 def amount(rules: Ruleset, value: float, language: Language) -> str:

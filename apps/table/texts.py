@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from spar_apps.table.human import HumanTable
 from spar_apps.table.messages import Language
+from spar_apps.table.voice import percent
 from spar_env.explain.phrase import Phrase, phrase
 from spar_env.rules import Ruleset
+
+# Another seat's face-down card: two cells of a narrow character of the Basic Multilingual
+# Plane, as wide as most card names, in every terminal (the playing-card back U+1F0A0 is one
+# cell to some terminals and two to others, and shifts the columns after it).
+BACK = "░░"  # as the terminal's table and the review draw it
 
 
 def session_goal(table: HumanTable, language: Language) -> str:
@@ -103,7 +109,9 @@ def chance_note(chances: list[float], language: Language) -> str:
 
     note = say("chance.note", language)
     tie = 1 - sum(chances)
-    return say("chance.tie", language, note=note, tie=f"{tie:.0%}") if tie >= 0.005 else note
+    return (
+        say("chance.tie", language, note=note, tie=percent(tie, language)) if tie >= 0.005 else note
+    )
 
 
 def fallback_note(rules: Ruleset, fallback: str) -> Phrase:

@@ -32,17 +32,13 @@ from rich.text import Text
 from spar_apps.table import HumanTable, exchange_labels, numbered, scores_line, session_result
 from spar_apps.table.messages import Language, say
 from spar_apps.table.rules_text import rules_sections, tagline, variant_name
-from spar_apps.table.texts import chance_note, hand_head, happened, headline
+from spar_apps.table.texts import BACK, chance_note, hand_head, happened, headline
 from spar_apps.table.voice import Voice
 from spar_env.explain import high_ranks
 from spar_env.rules import Ruleset
 
 RED = "bold red"
 _RED_CARD = re.compile(r"(?:10|[2-9JQKARDV])[♥♦]")
-# Another seat's face-down card: two cells of a narrow character of the Basic Multilingual
-# Plane, as wide as most card names, in every terminal (the playing-card back U+1F0A0 is one
-# cell to some terminals and two to others, and shifts the columns after it).
-BACK = "░░"
 
 
 def colour(text: str, style: str = "") -> Text:
@@ -116,7 +112,7 @@ def hand_summary(table: HumanTable, language: Language) -> RenderableType:
             colour(voice.text(score.why_payoff(seat)), "dim"),
             table.score(state.scores[0, seat]),
         ]
-        hands.add_row(*cells, *([f"{chances[seat]:.0%}"] if chances else []))
+        hands.add_row(*cells, *([voice.percent(chances[seat])] if chances else []))
     parts.append(hands)
     if chances:
         parts.append(colour(chance_note(chances, language), "dim"))
@@ -261,7 +257,7 @@ def _hint_line(table: HumanTable, voice: Voice, probs: np.ndarray) -> Renderable
         move = words.get(a) or voice.card(a)
         grid.add_row(
             colour(f"  {move}", "green"),
-            Text(f"{probs[a]:.0%}", style="green", justify="right"),
+            Text(voice.percent(probs[a]), style="green", justify="right"),
             colour("" if shared else why.get(a, ""), "dim"),
         )
     return Group(colour(head, "green"), grid)

@@ -57,6 +57,11 @@ function parseCard(code) {
   return { rank: code.slice(0, -1), suit: code.slice(-1) };
 }
 
+function percent(share) {
+  // 20% in English, 20 % in French: the catalogue's number.percent, as the server writes it
+  return t("number.percent", { n: Math.round(100 * share) });
+}
+
 function label(code) {
   const { rank, suit } = parseCard(code);
   return (messages["card.rank." + rank] || rank) + SUITS[suit];
@@ -254,11 +259,11 @@ async function refreshHint() {
     const hint = await call("GET", `/api/games/${game.game}/hint`);
     if (hint.turn !== game.turn) return;
     const words = { keep: t("move.keep"), exchange: t("move.exchange") };
-    const parts = hint.moves.map((m) => `${words[m.move] || label(m.move)} ${Math.round(m.p * 100)}%`);
+    const parts = hint.moves.map((m) => `${words[m.move] || label(m.move)} ${percent(m.p)}`);
     colourText($("hint"), t("hint.head") + " " + parts.join("  "));
     for (const m of hint.moves) {
       const node = document.querySelector(`#hand .card[data-card="${m.move}"]`);
-      if (node) node.appendChild(el("span", "prob", `${Math.round(m.p * 100)}%`));
+      if (node) node.appendChild(el("span", "prob", percent(m.p)));
     }
   } catch (e) {
     $("hint").textContent = e.message;
@@ -480,7 +485,7 @@ function drawSummary(view) {
     cell("payoff", (s.payoffs[i] > 0 ? "+" : "") + s.payoffs[i], "payoff");
     cell("why", s.why_payoffs[i], "why");
     cell("score", seat.score, "score");
-    if (s.match_chances) cell("chance", `${Math.round(100 * s.match_chances[i])}%`, "chance");
+    if (s.match_chances) cell("chance", percent(s.match_chances[i]), "chance");
     body.appendChild(row);
   });
   $("chance-head").hidden = !s.match_chances;
@@ -554,7 +559,8 @@ function drawReview() {
   for (const p of trick.plays) {
     const play = el("span", "review-play" + (p.seat === trick.winner ? " winner" : ""));
     play.appendChild(el("span", "who", p.name));
-    play.appendChild(chip(p.card || "🂠", p.card ? "" : "back"));
+    const card = play.appendChild(chip(p.card || "░░", p.card ? "" : "back"));  // the table's back
+    if (!p.card) card.setAttribute("aria-label", t("card.back"));
     plays.appendChild(play);
   }
   box.appendChild(plays);
