@@ -317,7 +317,9 @@ def test_the_hint_shows_the_bots_probabilities() -> None:
     )
     views = [s for s in term.shown if "your hand:" in s]
     assert len(views) == rules.hand_size - 1
-    assert all("hint, the bot's policy" in v for v in views) and "%" in views[0]
+    assert (
+        all("hint, how often the bot would play each move" in v for v in views) and "%" in views[0]
+    )
 
 
 # ----- the real command in a pseudo-terminal -----------------------------------------
@@ -442,7 +444,9 @@ def test_spar_play_in_a_terminal_leaves_on_ctrl_c_and_keeps_the_finished_hands(
     games = tmp_path / "games.jsonl"
     child = spawn("--opponents", "random", "--seed", "12", "--hint", "--record", str(games))
     for _ in range(SPAR4.hand_size - 1):  # the last card is played for the person
-        child.expect("hint, the bot's policy")  # the shipped bot's probabilities
+        child.expect(
+            "hint, how often the bot would play each move"
+        )  # the shipped bot's probabilities
         child.expect("your card: ")
         child.sendline("1")
     child.expect("Enter for the next hand")
@@ -470,17 +474,17 @@ def test_spar_play_in_a_terminal_leaves_at_the_end_of_input_and_on_q() -> None:
 
 def test_spar_play_against_the_shipped_bot_or_heuristic_where_it_does_not_fit() -> None:
     child = spawn("--seed", "14")
-    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:exit4\)")
+    child.expect(r"against seats 1, 2, 3: the built-in bot \(onnx:exit4\)")
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--target", "20", "--seed", "14")  # a covered game, to another end
-    child.expect(r"against seats 1, 2, 3: the shipped bot \(onnx:exit4\)")
+    child.expect(r"against seats 1, 2, 3: the built-in bot \(onnx:exit4\)")
     child.expect("your card: ")
     child.sendline("q")
     assert finish(child) == 0
     child = spawn("--set", "last_two=bonus", "--seed", "14")
-    child.expect(r"no\s+shipped\s+bot\s+plays\s+Spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
+    child.expect(r"no\s+built-in\s+bot\s+plays\s+Spar\s+with\s+4\s+players\s+\(last_two=bonus\)")
     child.expect(r"your\s+opponents\s+are\s+heuristic")
     child.expect("your card: ")
     child.sendeof()
@@ -523,7 +527,7 @@ def test_the_hint_comes_from_the_shipped_bot_that_plays_the_game() -> None:
     term = Script(["1"] * rules.hand_size)
     play_session(table_for(rules, seed=6), term, hint=_hint("", {1: "heuristic"}, rules))
     views = [s for s in term.shown if "your hand:" in s]
-    assert views and all("hint, the bot's policy" in v for v in views)
+    assert views and all("hint, how often the bot would play each move" in v for v in views)
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -339,7 +339,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
     setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
     assert say_phrase(setup.lineup, "en") == "heuristic: the rule-based expert"
     note = Voice(setup.rules, "en").text(setup.note)
-    assert note == "no shipped bot plays Mini with 2 players; your opponents are heuristic"
+    assert note == "no built-in bot plays Mini with 2 players; your opponents are heuristic"
 
 
 def test_the_web_tables_search_plays_with_the_policy_of_the_shipped_bot_for_the_game() -> None:

@@ -139,3 +139,71 @@ def test_piped_bench_prints_plain_lines() -> None:
     caption = lines[4]  # one phrase, one line: never folded in its middle
     assert caption.startswith("mean stakes per hand") and caption.endswith("at trick 1.")
     assert "head to head" in lines
+
+
+# Words a reader misread, by language: each held out of every template of the tables.
+MISREAD = {
+    "fr": (
+        "livré",  # "le bot livré" reads as delivered
+        "politique",  # the bot's policy: jargon
+        "paie les {points}",  # "paie les 1 de la main"
+        "n'est pas un {ranks}",  # "ni un 6 ni un 7"
+    ),
+    "en": ("shipped bot", "policy", "the hand's {points}"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(MISREAD))
+def test_no_template_holds_a_wording_once_misread(language: str) -> None:
+    from spar_apps.table.messages import catalogue
+
+    templates = catalogue(language)
+    assert templates["column.dealt"] not in ("donne", "dealt")  # "donne" reads as "gives"
+    for key, template in templates.items():
+        for words in MISREAD[language]:
+            assert words not in template, (key, template)
+
+
+def test_the_hands_points_and_payoffs_read_as_sentences_in_both_languages() -> None:
+    from spar_apps.table.voice import Voice
+    from spar_env.explain.phrase import Card, Listed, Rank, Seat, phrase
+
+    rules = make_rules("spar")
+    six_or_seven = Listed((Rank("6"), Rank("7")), "or")
+    said = {
+        language: [
+            Voice(rules, language).text(phrase("score.one", trick=5, card=Card(0), ranks=ranks))
+            for ranks in (six_or_seven, Listed((Rank("6"),), "or"))
+        ]
+        + [Voice(rules, language).text(phrase("payoff.pays", who=Seat(2), points=1))]
+        for language in ("en", "fr")
+    }
+    assert said["fr"][0].endswith("qui n'est ni un 6 ni un 7")
+    assert said["fr"][1].endswith("qui n'est pas un 6")
+    assert said["fr"][2] == "paie au siège 2 les points de la main (1)"
+    assert said["en"][0].endswith(", neither a 6 nor a 7")
+    assert said["en"][2] == "pays seat 2 the hand's points (1)"
+
+
+def test_a_percentage_is_written_one_way_per_language_everywhere() -> None:
+    """20% in English, 20 % (a narrow no-break space) in French: the terminal's hint and
+    chances, the web page's catalogue and the review all write it with one helper."""
+    from spar_apps.table.messages import catalogue
+    from spar_apps.table.voice import percent
+
+    assert percent(0.2, "en") == "20%" and percent(0.2, "fr") == "20\u202f%"
+    assert percent(0.05, "fr", sign=True) == "+5\u202f%"
+    assert catalogue("fr")["number.percent"].format(n=20) == percent(0.2, "fr")
+    for language in ("en", "fr"):  # no template writes a percentage of its own
+        for key, template in catalogue(language).items():
+            if key != "number.percent":
+                assert not re.search(r"[\d}]\s?%", template), (key, template)
+    rules = make_rules("spar")
+    bots = {s: make_agent("heuristic", rules) for s in range(1, rules.players)}
+    for language, wrong in (("en", r"\d[\s\u202f]%"), ("fr", r"\d%|\d[ \u00a0]%")):
+        table = HumanTable(rules, 0, bots, np.random.default_rng(3), np.random.default_rng(4))
+        term = Script()
+        play_session(table, term, language=language)
+        shown = "\n".join(term.shown)
+        assert re.search(r"\d[\u202f]?%", shown), "no percentage was shown"
+        assert not re.search(wrong, shown), re.search(wrong, shown)

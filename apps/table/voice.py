@@ -25,14 +25,23 @@ RANK_WORDS = {
 }
 
 
+def percent(share: float, language: Language, sign: bool = False) -> str:
+    """A share as a whole percentage in the language's style (``20%``; ``20 %`` in French,
+    with a narrow no-break space): the one way the tables write a percentage (the web page
+    fills the same ``number.percent``)."""
+    return say(
+        "number.percent", language, n=f"{100 * share:+.0f}" if sign else f"{100 * share:.0f}"
+    )
+
+
 def rank_name(rank: str, language: Language) -> str:
     """A rank as ``language`` writes it (``R`` for ``K`` in French)."""
     return rank_letter(rank, language)
 
 
 class Named(str):
-    """A name that a template may ask in another form: ``{who:a}`` is "au siège 2" in French
-    (a form the language does not have is the name itself)."""
+    """A name that a template may ask in another form: ``{who:a}`` is "au siège 2" in French,
+    ``{ranks:none}`` "ni un 6 ni un 7" (a form the language does not have is the name itself)."""
 
     forms: dict[str, str]
 
@@ -102,6 +111,10 @@ class Voice:
         forms = {form: self.say(f"{key}.{form}", **fields) for form in SEAT_FORMS}
         return Named(self.say(key, **fields), forms)
 
+    def percent(self, share: float) -> str:
+        """``20%``; ``20 %`` in French (:func:`percent`)."""
+        return percent(share, self.language)
+
     def score(self, points: int) -> str:
         return c_notation(int(points)) if self.rules.c_notation else str(int(points))
 
@@ -128,7 +141,10 @@ class Voice:
             return self.score(field.points)
         if isinstance(field, Listed):
             items = [self.text(item) for item in field.items]
-            if field.sep != "or" or len(items) < 2:
-                return (field.sep if field.sep != "or" else "").join(items)
-            return self.say("list.or", head=", ".join(items[:-1]), last=items[-1])
+            if field.sep != "or" or not items:
+                return field.sep.join(items)
+            head, last = ", ".join(items[:-1]), items[-1]
+            none = self.say("ranks.none", n=len(items), rank=last, head=head, last=last)
+            either = self.say("list.or", head=head, last=last) if head else last
+            return Named(either, {"none": none})
         return field if isinstance(field, str) else str(field)

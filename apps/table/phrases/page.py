@@ -73,8 +73,8 @@ MESSAGES = {
     },
     "page.error": {"en": "error {status}", "fr": "erreur {status}"},
     # ----- the opponents ------------------------------------------------------------------
-    "opponent.shipped": {"en": "the shipped bot", "fr": "le bot livré"},
-    "opponent.shipped_spec": {"en": "the shipped bot ({spec})", "fr": "le bot livré ({spec})"},
+    "opponent.shipped": {"en": "the built-in bot", "fr": "le bot intégré"},
+    "opponent.shipped_spec": {"en": "the built-in bot ({spec})", "fr": "le bot intégré ({spec})"},
     "opponent.heuristic": {
         "en": "heuristic: the rule-based expert",
         "fr": "heuristic : l'expert à règles",
@@ -89,9 +89,9 @@ MESSAGES = {
     },
     "opponent.spec": {"en": "{spec}", "fr": "{spec}"},
     "opponent.fallback": {
-        "en": "no shipped bot plays {variant} with {players} players{options}; your opponents "
+        "en": "no built-in bot plays {variant} with {players} players{options}; your opponents "
         "are {fallback}",
-        "fr": "aucun bot livré ne joue à {variant} à {players} joueurs{options} ; vos "
+        "fr": "aucun bot intégré ne joue à {variant} à {players} joueurs{options} ; vos "
         "adversaires sont {fallback}",
     },
     "opponent.spec_limited": {

@@ -21,8 +21,8 @@ MESSAGES = {
         "fr": "{variant} : chaque main vaut 1",
     },
     "score.one": {
-        "en": "trick {trick} won with {card}, not a {ranks}",
-        "fr": "le pli {trick} gagné avec {card}, qui n'est pas un {ranks}",
+        "en": "trick {trick} won with {card}, {ranks:none}",
+        "fr": "le pli {trick} gagné avec {card}, qui n'est {ranks:none}",
     },
     "score.payoff_line": {"en": "{amount}: {why}", "fr": "{amount} : {why}"},
     # ----- each seat's payoff ---------------------------------------------------------
@@ -32,8 +32,8 @@ MESSAGES = {
     },
     "payoff.points": {"en": "{points}, the hand's points", "fr": "{points}, les points de la main"},
     "payoff.pays": {
-        "en": "pays {who} the hand's {points}",
-        "fr": "paie les {points} de la main {who:a}",
+        "en": "pays {who} the hand's points ({points})",
+        "fr": "paie {who:a} les points de la main ({points})",
     },
     "payoff.from": {"en": "{points} from {who}", "fr": "{points} {who:de}"},
     "payoff.winner_only": {

@@ -111,7 +111,7 @@ MESSAGES = {
     "column.played": {"en": "played", "fr": "joué"},
     "column.tricks": {"en": "tricks", "fr": "plis"},
     "column.score": {"en": "score", "fr": "score"},
-    "column.dealt": {"en": "dealt", "fr": "donne"},
+    "column.dealt": {"en": "hand dealt", "fr": "main distribuée"},
     "column.payoff": {"en": "payoff", "fr": "gain"},
     "column.why": {"en": "why", "fr": "pourquoi"},
     "column.chance": {"en": "match chance", "fr": "chance de gagner"},
@@ -133,9 +133,15 @@ MESSAGES = {
     "hand.closed": {"en": "not {cards}: {reason}", "fr": "pas {cards} : {reason}"},
     "move.keep": {"en": "keep", "fr": "garder"},
     "move.exchange": {"en": "exchange", "fr": "échanger"},
-    "hint.head": {"en": "hint, the bot's policy:", "fr": "conseil, la politique du bot :"},
-    "hint.head_why": {
-        "en": "hint, the bot's policy ({why}):",
-        "fr": "conseil, la politique du bot ({why}) :",
+    "hint.head": {
+        "en": "hint, how often the bot would play each move:",
+        "fr": "conseil, à quelle fréquence le bot jouerait chaque coup :",
     },
+    "hint.head_why": {
+        "en": "hint, how often the bot would play each move (each card: {why}):",
+        "fr": "conseil, à quelle fréquence le bot jouerait chaque coup (chaque carte : {why}) :",
+    },
+    "number.percent": {"en": "{n}%", "fr": "{n}\u202f%"},  # 20 %: a narrow no-break space
+    "ranks.none.one": {"en": "not a {rank}", "fr": "pas un {rank}"},
+    "ranks.none.other": {"en": "neither a {head} nor a {last}", "fr": "ni un {head} ni un {last}"},
 }
