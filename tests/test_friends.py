@@ -29,7 +29,8 @@ def lobby() -> Lobby:
 
 
 def make_table(lobby, clock=None, seed=0, **form) -> FriendsTable:
-    setup, game_form, people, timer, _ = table_form(lobby, {"people": 2, **form}, 1.0)
+    setup, game_form, people, timer, _ = table_form(lobby, {"people": 2, "name": "Ama", **form},
+                                                    1.0)  # fmt: skip
     tables = FriendsTables(10, 3600, clock=clock or Clock())
     tables.seed_with(seed)
     return tables.new(setup, game_form, people, timer)

@@ -595,7 +595,7 @@ def saved_game(env: Env, folder: Path) -> dict:
         view = client.post("/api/games", json={"players": 2, "opponents": "random"}).json()
     finally:
         state.close()
-    return json.loads((folder / f"{view['game']}.json").read_text())
+    return json.loads((folder / "games" / f"{view['game']}.json").read_text())
 
 
 def restore(folder: Path, caplog: Any = None) -> tuple[Any, list[str]]:
@@ -606,7 +606,7 @@ def restore(folder: Path, caplog: Any = None) -> tuple[Any, list[str]]:
     state = GameFolder(folder)
     app = create_app(Lobby(["random"], ["random"]), Limits(), folder=state)
     state.close()
-    return app.state.store, sorted(p.name for p in folder.glob("*.broken"))
+    return app.state.store, sorted(p.name for p in (folder / "games").glob("*.broken"))
 
 
 def plant(env: Env, change: Callable[[dict], object]) -> tuple[Path, str]:
@@ -615,7 +615,9 @@ def plant(env: Env, change: Callable[[dict], object]) -> tuple[Path, str]:
     data = saved_game(env, folder)
     name = f"{data['id']}.json"
     changed = change(data)
-    (folder / name).write_text(changed if isinstance(changed, str) else json.dumps(changed))
+    (folder / "games" / name).write_text(
+        changed if isinstance(changed, str) else json.dumps(changed)
+    )
     return folder, name
 
 
@@ -637,19 +639,22 @@ def _(env: Env) -> None:
 
 @case("saved_game", "symlink", "a game's file links to another server's game")
 def _(env: Env) -> None:
+    from spar_apps.web.saved import GameFolder
+
     other = env.tmp / "other"
     data = saved_game(env, other)
     name = f"{data['id']}.json"
-    before = (other / name).read_text()
+    before = (other / "games" / name).read_text()
     folder = env.tmp / "state"
-    folder.mkdir()
-    os.symlink(other / name, folder / name)
+    GameFolder(folder).close()  # a state folder of its own
+    os.symlink(other / "games" / name, folder / "games" / name)
     store, broken = restore(folder)
     for game_id in [data["id"]] if len(store) else []:  # if taken up, a change must not leak
         game = store.get(game_id)
         store.save(game)
-    assert (other / name).read_text() == before
-    assert broken == [f"{name}.broken"]
+    assert (other / "games" / name).read_text() == before
+    assert len(store) == 0 and broken == []  # not loaded, and the link left alone
+    assert (folder / "games" / name).is_symlink()
 
 
 @case("saved_game", "code", "its opponents py:")
@@ -671,7 +676,7 @@ def _(env: Env) -> None:
 @case("saved_game", "huge", "a 3 GiB file")
 def _(env: Env) -> None:
     folder, name = plant(env, lambda d: d)
-    sparse(folder / name, 3 * GIB)
+    sparse(folder / "games" / name, 3 * GIB)
     set_aside(folder, name)
 
 

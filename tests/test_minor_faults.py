@@ -51,11 +51,11 @@ def test_a_saved_web_game_of_version_true_is_set_aside(tmp_path: Path) -> None:
     try:
         game_id = "A" * 24
         saved = {"version": 1, "id": game_id, "saved": time.time()}
-        (tmp_path / f"{game_id}.json").write_text(json.dumps(saved))
-        assert [data for data, _ in folder.load(3600, lambda data: data)] == [saved]
-        (tmp_path / f"{game_id}.json").write_text(json.dumps({**saved, "version": True}))
-        assert folder.load(3600, lambda data: data) == []
-        assert (tmp_path / f"{game_id}.json.broken").exists()
+        (tmp_path / "games" / f"{game_id}.json").write_text(json.dumps(saved))
+        assert [data for data, _ in folder.games.load(3600, lambda data: data)] == [saved]
+        (tmp_path / "games" / f"{game_id}.json").write_text(json.dumps({**saved, "version": True}))
+        assert folder.games.load(3600, lambda data: data) == []
+        assert (tmp_path / "games" / f"{game_id}.json.broken").exists()
     finally:
         folder.close()
 
@@ -111,7 +111,7 @@ def full_disk_app(tmp_path: Path, monkeypatch) -> TestClient:
     def no_space(game_id: str, data: dict) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / f"{game_id}.json"))
 
-    monkeypatch.setattr(folder, "save", no_space)
+    monkeypatch.setattr(folder.games, "save", no_space)
     app = create_app(Lobby(["random"], ["random"]), CALM, seed=0, folder=folder)
     yield TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
     folder.close()

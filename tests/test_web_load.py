@@ -218,7 +218,8 @@ def test_broken_hostile_and_expired_files_are_set_aside(tmp_path: Path, caplog) 
 
     game = asyncio.run(one_game())
     folder.close()
-    saved = json.loads((tmp_path / f"{game}.json").read_text())
+    games = tmp_path / "games"
+    saved = json.loads((games / f"{game}.json").read_text())
     broken = {  # each is a good game's file with one thing wrong (names: valid game ids)
         "wrong-id": {"id": "x" * 24},
         "illegal-move": {"log": [*saved["log"], 9999]},
@@ -231,25 +232,28 @@ def test_broken_hostile_and_expired_files_are_set_aside(tmp_path: Path, caplog) 
         "wrong-id": "its id is not its file's name", "illegal-move": "action 9999 is not legal",
         "hostile-form": "unknown field 'path'", "no-generator": "PCG64",
         "no-such-turn": "its turn -1 is no turn", "negative-seed": "its seed -5 is no seed",
-        "garbage-file": "Expecting property name", "deep-nesting": "recursion",
+        "garbage-file": "Expecting property name", "deep-nesting": "nested more than",
     }  # fmt: skip
-    bad = {name: json.dumps({**saved, "id": name, **wrong}) for name, wrong in broken.items()}
+    ids = {name: f"{name:x<24}" for name in why}  # a game's id: 24 letters, digits, - and _
+    bad = {name: json.dumps({**saved, "id": ids[name], **wrong}) for name, wrong in broken.items()}
     bad |= {"garbage-file": "{not json", "deep-nesting": "[" * 100_000}
     for name, text in bad.items():
-        (tmp_path / f"{name}.json").write_text(text)
-    old = {**saved, "id": "oldgameXX", "saved": saved["saved"] - 10_000}
-    (tmp_path / "oldgameXX.json").write_text(json.dumps(old))
+        (games / f"{ids[name]}.json").write_text(text)
+    old_id = "oldgame".ljust(24, "X")
+    old = {**saved, "id": old_id, "saved": saved["saved"] - 10_000}
+    (games / f"{old_id}.json").write_text(json.dumps(old))
     with caplog.at_level(logging.WARNING, logger="spar.serve"):
         app = create_app(Lobby(default_bot_specs(), ["random"]), CALM,
                          folder=GameFolder(tmp_path))  # fmt: skip
     assert app.state.restored == 1  # the good game only
     for name, reason in why.items():
-        (line,) = [r.getMessage() for r in caplog.records if f"/{name}.json " in r.getMessage()]
+        (line,) = [r.getMessage() for r in caplog.records
+                   if f"/{ids[name]}.json " in r.getMessage()]  # fmt: skip
         assert reason in line, (name, line)
-    assert not (tmp_path / "oldgameXX.json").exists()  # expired while the server was down
+    assert not (games / f"{old_id}.json").exists()  # expired while the server was down
     for name in bad:
-        assert (tmp_path / f"{name}.json.broken").exists(), name  # kept for a look, not loaded
-    assert (tmp_path / f"{game}.json").exists()
+        assert (games / f"{ids[name]}.json.broken").exists(), name  # kept for a look, not loaded
+    assert (games / f"{game}.json").exists()
 
 
 def test_a_folder_serves_one_server_at_a_time(tmp_path: Path) -> None:

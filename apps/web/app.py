@@ -150,7 +150,8 @@ class TableApp:
         if seed is not None:
             self.store.seed_with(seed)
         self.restored = self.store.restore(lobby.setup)  # games taken up from the folder
-        self.tables = FriendsTables(limits.tables, limits.ttl, folder)
+        self.tables = FriendsTables(limits.tables, limits.ttl, folder,
+                                    shortest_timer=limits.shortest_timer)  # fmt: skip
         if seed is not None:
             self.tables.seed_with(seed)
         self.restored += self.tables.restore(lobby.setup)

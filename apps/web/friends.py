@@ -31,24 +31,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.table.rules_text import variant_name
 from spar_apps.table.voice import say_phrase
 from spar_apps.web.game_store import GameError, WebGame
 from spar_apps.web.lobby import FIELDS, FormError, Lobby, Setup
+from spar_apps.web.names import read_name, same_name
+from spar_apps.web.saved import TABLE_ID
+from spar_apps.web.seeds import spread
+
+__all__ = ["FriendsTable", "Seat", "read_name", "table_form"]
 
 TABLE_FIELDS = ("people", "timer", "name")  # the form's fields beyond a game's
 TIMER_SECONDS = 60.0  # a person's time for a move, by default
+SHORTEST_TIMER = 5.0  # the shortest a server allows, unless its Limits say otherwise
 MAX_TIMER = 600.0
-NAME_CHARS = 24
+KEY_HASH = re.compile(r"[0-9a-f]{64}")  # SHA-256, as hexdigest() writes it
 
 
 @dataclass
@@ -62,24 +67,6 @@ class Seat:
     @property
     def taken(self) -> bool:
         return self.key_hash is not None
-
-
-def read_name(value: object, language: Language = DEFAULT_LANGUAGE) -> str:
-    """A seat's name as typed: printable text of at most 24 characters, trimmed.
-
-    Raises:
-        FormError: for anything else.
-    """
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise FormError(f"name must be text; got {value!r:.40}",
-                        lambda lang: say("friends.bad_name", lang, n=NAME_CHARS))  # fmt: skip
-    name = " ".join(value.split())
-    if len(name) > NAME_CHARS or not name.isprintable():
-        raise FormError(f"name must be at most {NAME_CHARS} printable characters",
-                        lambda lang: say("friends.bad_name", lang, n=NAME_CHARS))  # fmt: skip
-    return name
 
 
 def key_hash(key: str) -> str:
@@ -121,17 +108,20 @@ class FriendsTable:
         self.game: WebGame | None = None  # the match being played; None before the first
         self.changed = clock()  # when the table last changed: the timer counts from it
         self.busy = asyncio.Lock()  # one change at a time (the app holds it)
+        self.records_lost: str | None = None  # why its records cannot be written, if they cannot
 
     # ----- seats -------------------------------------------------------------------------
     def take(self, name: str) -> tuple[int, str]:
         """The first free person's seat, for ``name``: the seat and its key.
 
         Raises:
-            GameError: (409) if every person's seat is taken.
+            GameError: (409) if every person's seat is taken, or another person has the name.
         """
         free = [s for s, seat in enumerate(self.seats) if seat.person and not seat.taken]
         if not free:
             raise GameError.said("friends.full", 409)
+        if any(seat.taken and same_name(seat.name, name) for seat in self.seats):
+            raise GameError.said("friends.name_taken", 409, name=name)
         key = secrets.token_urlsafe(24)
         seat = self.seats[free[0]]
         seat.name, seat.key_hash = name, key_hash(key)
@@ -182,11 +172,14 @@ class FriendsTable:
     def _begin(self) -> None:
         """Deal a new match to the seats taken now; the others are the bots'."""
         people = [s for s, seat in enumerate(self.seats) if seat.taken]
-        seed = int(np.random.SeedSequence([self.seed, self.match]).generate_state(1)[0])
-        self.game = WebGame(f"{self.id}-{self.match}", self.setup, seed, self.form,
-                            people=people, names=self.names())  # fmt: skip
+        self.game = WebGame(self.match_id(self.match), self.setup, spread(self.seed, self.match),
+                            self.form, people=people, names=self.names())  # fmt: skip
         self.match += 1
         self.changed = self.clock()
+
+    def match_id(self, match: int) -> str:
+        """The id of match ``match`` (0, 1, ...): its records' file name, with ``.jsonl``."""
+        return f"{self.id}-{match}"
 
     def playing(self, seat: int) -> WebGame:
         """The match, if ``seat`` plays in it.
@@ -287,6 +280,8 @@ class FriendsTable:
             return {"phase": "waiting", "language": language, "friends": info}
         view = game.view(language, seat)
         view["friends"] = info
+        if self.records_lost is not None:  # every seat is told: the records are the table's
+            view["warning"] = say("friends.records_lost", language, why=self.records_lost)
         return view
 
     # ----- kept on disk ---------------------------------------------------------------------
@@ -308,31 +303,57 @@ class FriendsTable:
 
     @classmethod
     def restore(
-        cls, data: dict[str, Any], setup: Setup, clock: Callable[[], float] = time.monotonic
+        cls,
+        data: dict[str, Any],
+        setup: Setup,
+        clock: Callable[[], float] = time.monotonic,
+        shortest: float = SHORTEST_TIMER,
     ) -> FriendsTable:
-        """The table of :meth:`saved`'s data, its match played again to where it was.
+        """The table of :meth:`saved`'s data (read from a file), its match played again to
+        where it was; its fields are read as the HTTP form's are (:func:`table_fields`,
+        :func:`~spar_apps.web.names.read_name`), ``setup`` being its form read so.
 
         Raises:
             ValueError: (or KeyError, TypeError) for data that is not such a table.
         """
-        seats = data["seats"]
-        if not isinstance(seats, list) or len(seats) != setup.rules.players:
+        table_id, seats, n = data["id"], data["seats"], setup.rules.players
+        if not isinstance(table_id, str) or not TABLE_ID.fullmatch(table_id):
+            raise ValueError("its id is not a table's")
+        if setup.duplicate:
+            raise ValueError("a table of friends plays no duplicate challenge")
+        if not isinstance(seats, list) or len(seats) != n:
             raise ValueError("its seats are not one per player")
-        table = cls(data["id"], setup, data["form"], _whole(data["seed"]), 0,
-                    _timer(data["timer"]), clock)  # fmt: skip
+        persons = [isinstance(kept, dict) and kept["person"] is True for kept in seats]
+        people, timer = table_fields(sum(persons), data["timer"], shortest, n)
+        if persons != [s < people for s in range(n)]:
+            raise ValueError("its people's seats are not the first ones")
+        table = cls(table_id, setup, data["form"], _whole(data["seed"]), people, timer, clock)
         for seat, kept in zip(table.seats, seats, strict=True):
-            seat.person = kept["person"] is True
-            seat.name = read_name(kept["name"])
             key = kept["key"]
-            if key is not None and not (isinstance(key, str) and len(key) == 64):
-                raise ValueError("a seat's key is not a hash")
+            if key is None:
+                if kept["name"] != "":
+                    raise ValueError("a seat no one took has a name")
+                continue
+            if not seat.person or not (isinstance(key, str) and KEY_HASH.fullmatch(key)):
+                raise ValueError("a seat's key is not the hash of a person's key")
+            seat.name = read_name(kept["name"])
+            if any(o.taken and same_name(o.name, seat.name) for o in table.seats):
+                raise ValueError(f"two seats are called {seat.name}")
             seat.key_hash = key
-        table.match = _whole(data["match"])
-        if data["game"] is not None:
-            people = [_whole(s) for s in data["people"]]
-            game = data["game"]
-            table.game = WebGame(game["id"], setup, _whole(game["seed"]), table.form, game,
-                                 people=people, names=table.names())  # fmt: skip
+        table.match, game, playing = _whole(data["match"]), data["game"], data["people"]
+        if game is None:
+            if table.match != 0 or playing is not None:
+                raise ValueError("a match is counted, but none is kept")
+            return table
+        if table.match < 1 or not isinstance(playing, list) or not playing:
+            raise ValueError("its match has no people")
+        people_in = {_whole(s) for s in playing}
+        if len(people_in) != len(playing) or not all(
+            s < n and table.seats[s].taken for s in people_in
+        ):
+            raise ValueError("its match's people are not the table's")
+        table.game = WebGame.restore(game, setup, table.match_id(table.match - 1),
+                                     people=sorted(people_in), names=table.names())  # fmt: skip
         return table
 
 
@@ -342,12 +363,22 @@ def _whole(value: object) -> int:
     return value
 
 
-def _timer(value: object, shortest: float = 1.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"a timer is seconds; got {value!r:.40}")
-    if not shortest <= value <= MAX_TIMER:
-        raise ValueError(f"a timer is {shortest:g} to {MAX_TIMER:g} seconds; got {value!r}")
-    return float(value)
+def table_fields(people: object, timer: object, shortest: float, players: int) -> tuple[int, float]:
+    """A table's people's seats and turn timer, whether from the HTTP form or a saved table.
+
+    Raises:
+        FormError: naming the field that is wrong.
+    """
+    if isinstance(people, bool) or not isinstance(people, int) or not 2 <= people <= players:
+        raise FormError(f"people must be a whole number 2..{players} (the players); got "
+                        f"{people!r:.40}",
+                        lambda lang: say("friends.bad_people", lang, n=players))  # fmt: skip
+    seconds = isinstance(timer, int | float) and not isinstance(timer, bool)
+    if not seconds or not shortest <= timer <= MAX_TIMER:  # type: ignore[operator]
+        raise FormError(f"timer: seconds {shortest:g} to {MAX_TIMER:g}; got {timer!r:.40}",
+                        lambda lang: say("friends.bad_timer", lang, low=f"{shortest:g}",
+                                         high=f"{MAX_TIMER:g}"))  # fmt: skip
+    return people, float(timer)
 
 
 def table_form(
@@ -365,18 +396,11 @@ def table_form(
     if unknown:
         raise FormError(f"unknown field {unknown[0]!r}; the fields are "
                         f"{', '.join((*FIELDS, *TABLE_FIELDS))}")  # fmt: skip
-    if form.get("duplicate") not in (None, False):
-        raise FormError("a table of friends plays no duplicate challenge")
+    if form.get("duplicate") is not None and form["duplicate"] is not False:  # 0 == False
+        raise FormError("a table of friends plays no duplicate challenge; got duplicate "
+                        f"{form['duplicate']!r:.40}")  # fmt: skip
     game_form = {k: v for k, v in form.items() if k in FIELDS}
     setup = lobby.setup(game_form)
-    n = setup.rules.players
-    people = form.get("people", 2)
-    if isinstance(people, bool) or not isinstance(people, int) or not 2 <= people <= n:
-        raise FormError(f"people must be a whole number 2..{n} (the players); got {people!r:.40}",
-                        lambda lang: say("friends.bad_people", lang, n=n))  # fmt: skip
-    try:
-        timer = _timer(form.get("timer", TIMER_SECONDS), shortest)
-    except ValueError as e:
-        raise FormError(f"timer: {e}", lambda lang: say("friends.bad_timer", lang,
-                        low=f"{shortest:g}", high=f"{MAX_TIMER:g}")) from None  # fmt: skip
+    people, timer = table_fields(form.get("people", 2), form.get("timer", TIMER_SECONDS),
+                                 shortest, setup.rules.players)  # fmt: skip
     return setup, game_form, people, timer, read_name(form.get("name"))

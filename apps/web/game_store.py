@@ -29,7 +29,13 @@ from spar_apps.table.duplicate import DuplicateTable, scoreboard
 from spar_apps.table.messages import DEFAULT_LANGUAGE, Language, say
 from spar_apps.table.voice import say_phrase
 from spar_apps.web.lobby import Setup
+from spar_apps.web.seeds import spread
 from spar_apps.web.view import table_view
+from spar_env.limits import MAX_SEED
+from spar_env.printable import printable
+
+BOARDS_STREAM = 3  # generator (seed, 3): a duplicate game's boards, when its form gives no seed
+MAX_SEED_BITS = 256  # a saved seed's most (the server draws 128)
 
 
 class GameError(ValueError):
@@ -78,7 +84,9 @@ class WebGame:
         self.form = dict(form or {})  # the new-game form, kept to rebuild the game
         self.table: HumanTable
         if setup.duplicate:  # the bot in the person's seat is the opponents' (seat 1's)
-            board_seed = seed if setup.duplicate_seed is None else setup.duplicate_seed
+            board_seed = setup.duplicate_seed
+            if board_seed is None:  # one of the game's own: shown, so drawn apart from it
+                board_seed = spread(seed, BOARDS_STREAM) % (MAX_SEED + 1)
             self.table = DuplicateTable(
                 setup.rules, 0, setup.bots, setup.bots[1], board_seed, setup.spec
             )
@@ -105,6 +113,32 @@ class WebGame:
             self._settle()
         else:
             self._replay(saved)
+
+    @classmethod
+    def restore(
+        cls,
+        data: dict[str, Any],
+        setup: Setup,
+        game_id: str,
+        *,
+        people: Collection[int] = (0,),
+        names: Mapping[int, str] | None = None,
+    ) -> WebGame:
+        """The game of :meth:`saved`'s ``data`` (read from a file), played again to where it
+        was; ``game_id`` is the id it must have (its file's name, or its table's match), and
+        ``setup`` its form read as the HTTP form is (:meth:`~spar_apps.web.lobby.Lobby.setup`).
+
+        Raises:
+            ValueError: (or KeyError, TypeError) for data that is not such a game.
+        """
+        if data.get("id") != game_id:
+            raise ValueError(f"its id {printable(data.get('id'))!r:.60} is not {game_id}")
+        seed, form = data["seed"], data["form"]
+        if type(seed) is not int or not 0 <= seed < 1 << MAX_SEED_BITS:
+            raise ValueError(f"its seed {seed!r:.40} is no seed")
+        if not isinstance(form, dict):
+            raise ValueError("its form is not a form")
+        return cls(game_id, setup, seed, form, data, people=people, names=names)
 
     def saved(self) -> dict[str, Any]:
         """What rebuilds this game exactly (:mod:`spar_apps.web.saved`): plain JSON data."""
@@ -138,8 +172,7 @@ class WebGame:
             self._keep_record()
         table.choices.bit_generator.state = saved["choices"]
         self._hint_rng.bit_generator.state = saved["hints"]
-        self.stood_in = {int(s): [int(i) for i in plays]
-                         for s, plays in saved.get("stood_in", {}).items()}  # fmt: skip
+        self.stood_in = _stood_in(saved.get("stood_in", {}), table.rules.players)
         self.turn = turn
 
     def view(
@@ -363,3 +396,22 @@ class WebGame:
 
     def _over_message(self, language: Language) -> str:
         return say("error.session_over" if self.table.session_over else "error.hand_over", language)
+
+
+def _stood_in(value: object, players: int) -> dict[int, list[int]]:
+    """A saved game's plays made by a bot for people away, by seat.
+
+    Raises:
+        ValueError: for anything but seats (as text) of the table with lists of plays.
+    """
+    if not isinstance(value, dict):
+        raise ValueError("its stood_in is not a mapping of seats")
+    out = {}
+    for seat, plays in value.items():
+        if not (isinstance(seat, str) and seat.isascii() and seat.isdecimal()
+                and int(seat) < players):  # fmt: skip
+            raise ValueError(f"its stood_in names no seat: {printable(seat)!r:.40}")
+        if not isinstance(plays, list) or not all(type(p) is int and p >= 0 for p in plays):
+            raise ValueError("its stood_in plays are not a list of plays")
+        out[int(seat)] = plays
+    return out

@@ -1,5 +1,5 @@
-"""The games a web server holds, by id (:class:`GameStore`), and the seeds they are dealt from
-(:class:`Seeds`).
+"""The games a web server holds, by id (:class:`GameStore`), dealt from the seeds of
+:class:`~spar_apps.web.seeds.Seeds`.
 
 A :class:`GameStore` holds the games by id: random, unguessable ids
 (:func:`secrets.token_urlsafe`), a game forgotten after ``ttl`` seconds
@@ -15,26 +15,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from spar_apps.web.game_store import GameError, WebGame
 from spar_apps.web.kept import Kept
 from spar_apps.web.lobby import Setup
 from spar_apps.web.saved import GameFolder
-
-
-class Seeds:
-    """The seeds of a server's games (or tables), in the order they are made: game k's is drawn
-    from ``(seed, k)``, so a server's ``--seed`` fixes every deal; no seed, fresh entropy."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
-        self._count = 0
-
-    def next(self) -> int:
-        seed = np.random.SeedSequence([self._entropy, self._count]).generate_state(1)[0]
-        self._count += 1
-        return int(seed)
+from spar_apps.web.seeds import Seeds
 
 
 class GameStore:
@@ -45,7 +30,8 @@ class GameStore:
             expired ones are forgotten).
         ttl: seconds a game is kept without a request.
         clock: the time in seconds (``time.monotonic``; tests pass their own).
-        folder: where games are kept on disk to survive a restart (None: memory only).
+        folder: the state folder, whose games are kept on disk to survive a restart
+            (None: memory only).
     """
 
     def __init__(
@@ -58,7 +44,7 @@ class GameStore:
         self.capacity = capacity
         self.ttl = ttl
         self.clock = clock
-        self.folder = folder
+        self.folder = None if folder is None else folder.games
         # The store's clock read at each use: whoever holds the store may set another.
         self._games: Kept[WebGame] = Kept(ttl, self._forget, lambda: self.clock())
         self.seeds = Seeds()
@@ -121,10 +107,7 @@ class GameStore:
             return 0
 
         def rebuild(data: dict[str, Any]) -> WebGame:
-            form, seed = data["form"], data["seed"]
-            if type(seed) is not int or seed < 0:
-                raise ValueError(f"its seed {seed!r} is no seed")
-            return WebGame(data["id"], setup(form, data.get("overrides")), seed, form, saved=data)
+            return WebGame.restore(data, setup(data["form"], data.get("overrides")), data["id"])
 
         games = self.folder.load(self.ttl, rebuild)
         for game, age in games:

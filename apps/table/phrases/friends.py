@@ -54,9 +54,36 @@ MESSAGES = {
         "en": "you joined during a match: you play from the next one",
         "fr": "vous êtes arrivé pendant une partie : vous jouerez la suivante",
     },
-    "friends.bad_name": {
-        "en": "a name is at most {n} letters",
-        "fr": "un nom a au plus {n} lettres",
+    "friends.name_missing": {
+        "en": "type a name: it shows your seat to the others",
+        "fr": "tapez un nom : il montre votre place aux autres",
+    },
+    "friends.name_long": {
+        "en": "a name is at most {n} characters",
+        "fr": "un nom a au plus {n} caractères",
+    },
+    "friends.name_chars": {
+        "en": "a name is letters, digits, spaces and {signs} only",
+        "fr": "un nom ne contient que des lettres, des chiffres, des espaces et {signs}",
+    },
+    "friends.name_letters": {
+        "en": "a name holds a letter: a number alone reads as a seat",
+        "fr": "un nom contient une lettre : un nombre seul se lit comme une place",
+    },
+    "friends.name_reserved": {
+        "en": "“{name}” is what the page calls a seat or a bot: choose another name",
+        "fr": "« {name} » est le nom que la page donne à une place ou à un bot : choisissez un "
+        "autre nom",
+    },
+    "friends.name_taken": {
+        "en": "someone at this table is called {name} already: choose another name",
+        "fr": "quelqu'un s'appelle déjà {name} à cette table : choisissez un autre nom",
+    },
+    "friends.records_lost": {
+        "en": "the hands' records of this table cannot be written ({why}): the match goes on, "
+        "but its records are being lost",
+        "fr": "les relevés des mains de cette table ne peuvent être écrits ({why}) : la partie "
+        "continue, mais ses relevés se perdent",
     },
     "friends.bad_people": {
         "en": "the people at the table are 2 to {n}",

@@ -191,6 +191,7 @@ function receive(message) {
   $("lobby").hidden = true;
   if (!game) $("seat-link-box").open = false;
   show(view);
+  if (view.warning) say(view.warning);  // the table's records cannot be written: every seat is told
   $("friends-bar").hidden = false;
   $("lineup").textContent = t("friends.lineup", { lineup: view.lineup });
   $("again").hidden = !view.session_over;
