@@ -23,8 +23,8 @@ from spar_train.ppo import train
 from spar_train.ppo.games import build_model, game_mix
 from spar_train.ppo.start import sources_of
 from spar_train.ppo.wrappers.processes import ProcessCrew, process_source
+from spar_train.ppo.wrappers.rpc import WorkerDied
 from spar_train.ppo.wrappers.shared import REPLACEMENTS
-from spar_train.ppo.wrappers.worker import WorkerDied
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"
@@ -242,8 +242,9 @@ def test_the_worker_process_imports_the_rollout_and_not_the_run(tmp_path: Path) 
     from functools import partial
 
     from spar_train.ppo.sources.pools import weights_of
+    from spar_train.ppo.wrappers.rpc import serve_on
     from spar_train.ppo.wrappers.shares import worker_args
-    from spar_train.ppo.wrappers.worker import RolloutWorker, serve_on
+    from spar_train.ppo.wrappers.worker import RolloutWorker
 
     config = load_config(TINY, ["rollout.overlap=true", "rollout.games=16"])
     mix = game_mix(config)

@@ -9,6 +9,8 @@
   worker replaced;
 - :mod:`~spar_train.ppo.wrappers.processes`: those workers as processes on this machine
   (``rollout.workers``, ``rollout.overlap``);
+- :mod:`~spar_train.ppo.wrappers.rpc`: an object in a process of its own, called by method
+  name over a socket (what runs each of those processes);
 - :mod:`~spar_train.ppo.wrappers.on_ray`: those workers as Ray actors (``[ray] enabled``);
 - :mod:`~spar_train.ppo.wrappers.served`: the workers' network turns answered in the
   learner's process, every worker's in one batch (``rollout.inference = "learner"``).

@@ -1,7 +1,7 @@
 """Rollout workers as processes on this machine: ``rollout.workers``, and ``rollout.overlap``.
 
 :class:`ProcessCrew` runs each worker of a :class:`~spar_train.ppo.wrappers.shared.SharedSource`
-in a :class:`~spar_train.ppo.wrappers.worker.ProcessWorker`: a fresh interpreter (a fork would
+in a :class:`~spar_train.ppo.wrappers.rpc.ProcessWorker`: a fresh interpreter (a fork would
 copy torch's thread pools) with ``rollout.worker_threads`` torch threads for its forward passes.
 They start together, and the learner reads their answers as they come
 (``multiprocessing.connection.wait``). A worker whose process ends without answering (killed,
@@ -23,15 +23,10 @@ from typing import Any
 
 from spar_agents.ppo.precision import Precision
 from spar_train.ppo.games import GameMix
+from spar_train.ppo.wrappers.rpc import Asking, ProcessWorker, WorkerDied
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
 from spar_train.ppo.wrappers.shares import WorkerSources, worker_args
-from spar_train.ppo.wrappers.worker import (
-    Asking,
-    ProcessWorker,
-    RolloutWorker,
-    WorkerDied,
-    WorkerState,
-)
+from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState
 from spar_train.sections import Config
 
 AUTO = "auto"

@@ -63,15 +63,9 @@ from spar_train.ppo.games import GameMix
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_workers
 from spar_train.ppo.sources.mix import Piece
 from spar_train.ppo.sources.pools import MixPool, weights_of
+from spar_train.ppo.wrappers.rpc import Asking, WorkerDied
 from spar_train.ppo.wrappers.served import answer_workers
-from spar_train.ppo.wrappers.worker import (
-    Asking,
-    Played,
-    WorkerDied,
-    WorkerState,
-    arrays,
-    tensors,
-)
+from spar_train.ppo.wrappers.worker import Played, WorkerState, arrays, tensors
 
 REPLACEMENTS = 3  # new workers a share may need in one rollout before the run stops
 
@@ -103,7 +97,7 @@ class Crew(Protocol):
     def answer(self) -> tuple[int, Any]:
         """The first answer to come of the calls under way, and whose; :class:`WorkerLost` if
         that worker died instead (its call is then no longer under way). An
-        :class:`~spar_train.ppo.wrappers.worker.Asking` is a question in the middle of a call,
+        :class:`~spar_train.ppo.wrappers.rpc.Asking` is a question in the middle of a call,
         which goes on once :meth:`reply` answers it."""
         ...
 
