@@ -219,17 +219,20 @@ def _announcing_server(uvicorn):
 
 
 def server_config(uvicorn, app, proxy: str | None, header_seconds: float | None = None):
-    """uvicorn's settings: no forwarded header trusted unless ``proxy`` names the proxy, and
-    a deadline on request headers (:mod:`spar_apps.web.deadline`; default 10 s)."""
-    from spar_apps.web.deadline import HEADER_SECONDS, deadline_protocol
+    """uvicorn's settings: no forwarded header trusted unless ``proxy`` names the proxy, a
+    deadline on request headers (:mod:`spar_apps.web.deadline`; default 10 s), the
+    connections capped below the process's limit on open files, and a WebSocket's closing
+    cut short."""
+    from spar_apps.web.deadline import HEADER_SECONDS, closing_protocol, deadline_protocol
+    from spar_apps.web.limits import connection_cap
 
     if header_seconds is None:
         header_seconds = HEADER_SECONDS
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
+        app, log_level="warning", access_log=False, lifespan="off", ws=closing_protocol(),
         ws_max_size=16_384, ws_per_message_deflate=False,  # the tables' small JSON messages
         proxy_headers=proxy is not None, forwarded_allow_ips=proxy or "",
-        http=deadline_protocol(header_seconds),
+        http=deadline_protocol(header_seconds, connection_cap()),
     )  # fmt: skip  # httptools and uvloop (the web extra) where installed, else h11 and asyncio
 
 

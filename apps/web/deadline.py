@@ -1,12 +1,19 @@
-"""A deadline on request headers for ``spar serve``: a connection that has not sent a
-whole request header within :data:`HEADER_SECONDS` is closed.
+"""Deadlines and a cap on the connections of ``spar serve``, so that no client holds its
+sockets: a connection that has not sent a whole request header within :data:`HEADER_SECONDS`
+is closed, a connection past the server's cap is closed as it comes, and a live connection
+the server closes is cut :data:`CLOSE_SECONDS` later if the client does not answer.
 
 uvicorn closes idle keep-alive connections, but waits for ever on a client that
 opens a connection and sends half a header (a slow-loris): a few hundred such
 clients hold a server's sockets. :func:`header_deadline` makes uvicorn's HTTP
 protocol class (httptools, or h11 without the web extra's httptools) start a
 timer when a connection opens and after each response, and stop it when the
-blank line that ends the header arrives.
+blank line that ends the header arrives; given a cap
+(:func:`~spar_apps.web.limits.connection_cap`, below the process's limit on open files), it
+closes at once a connection that would hold more, so the server never runs out of files
+and takes the next connection as soon as one ends. uvicorn waits 10 s for a client to answer
+a WebSocket's closing; :func:`closing_protocol` waits :data:`CLOSE_SECONDS`, so the
+connections the server refuses or closes (:mod:`spar_apps.web.live`) free their files soon.
 """
 
 from __future__ import annotations
@@ -15,17 +22,25 @@ import asyncio
 from typing import Any
 
 HEADER_SECONDS = 10.0  # from the connection (or the last response) to a whole header
+CLOSE_SECONDS = 0.2  # from a WebSocket's close sent by the server to its socket closed
 END_OF_HEADER = b"\r\n\r\n"
 
 
-def header_deadline(protocol: type, seconds: float = HEADER_SECONDS) -> type:
-    """``protocol`` (a uvicorn HTTP protocol class) with the header deadline."""
+def header_deadline(
+    protocol: type, seconds: float = HEADER_SECONDS, connections: int | None = None
+) -> type:
+    """``protocol`` (a uvicorn HTTP protocol class) with the header deadline, and, given
+    ``connections``, a connection that would make more than that many at once closed as it
+    comes (uvicorn counts the HTTP and the WebSocket ones together)."""
 
     class WithHeaderDeadline(protocol):  # type: ignore[misc,valid-type]
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._deadline: asyncio.TimerHandle | None = None
             self._tail = b""
+            if connections is not None and len(self.connections) > connections:
+                transport.close()  # over the cap: its file freed now, no answer
+                return
             self._arm()
 
         def _arm(self) -> None:
@@ -64,10 +79,24 @@ def header_deadline(protocol: type, seconds: float = HEADER_SECONDS) -> type:
     return WithHeaderDeadline
 
 
-def deadline_protocol(seconds: float = HEADER_SECONDS) -> type:
-    """uvicorn's preferred HTTP protocol here (httptools, else h11), with the deadline."""
+def deadline_protocol(seconds: float = HEADER_SECONDS, connections: int | None = None) -> type:
+    """uvicorn's preferred HTTP protocol here (httptools, else h11), with the deadline and
+    the cap on ``connections``."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # no httptools: uvicorn's pure-Python h11 protocol
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
-    return header_deadline(base, seconds)
+    return header_deadline(base, seconds, connections)
+
+
+def closing_protocol(seconds: float = CLOSE_SECONDS) -> type:
+    """uvicorn's WebSocket protocol (websockets' sans-I/O one), its socket closed ``seconds``
+    after the server's close if the client has not answered it."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    class QuickClose(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.close_timeout = seconds
+
+    return QuickClose

@@ -1,5 +1,5 @@
 """The web server's limits: how many requests, how big a body, how many games, how many bot
-moves at once and waiting.
+moves at once and waiting, how many live connections.
 
 :class:`Limits` holds the numbers (tests pass small ones). A
 :class:`RateLimiter` keeps one token bucket per key: a game's requests are
@@ -8,6 +8,12 @@ messages by the connection. A request past its
 bucket gets ``429`` with a line saying when to try again, never a stuck
 game. Bodies are read with :func:`read_json`, which stops at
 ``Limits.body_bytes`` (``413``) and answers malformed JSON with ``400``.
+
+Every connection holds an open file, and a process that runs out of them can take no
+connection at all. So the server's connections stay below the process's limit on open files
+(``RLIMIT_NOFILE``): :func:`connection_cap` of them at once (:mod:`~spar_apps.web.deadline`
+closes one past it as it comes), of which at most :func:`websocket_cap` are the tables'
+live connections, so that a quarter stays free for HTTP.
 """
 
 from __future__ import annotations
@@ -16,16 +22,46 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.requests import Request
+
+try:
+    import resource
+except ImportError:  # Windows: no limit to read
+    resource = None  # type: ignore[assignment]
+
+HELLO_SECONDS = 5.0  # a live connection's first message (its seat's key) comes within this
+UNLIMITED_FILES = 1_000_000  # the open files assumed where the limit is unlimited or unknown
+
+
+def open_file_limit() -> int:
+    """The process's (soft) limit on open files, ``RLIMIT_NOFILE``."""
+    if resource is None:
+        return UNLIMITED_FILES
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return UNLIMITED_FILES if soft == resource.RLIM_INFINITY else min(soft, UNLIMITED_FILES)
+
+
+def connection_cap(files: int | None = None) -> int:
+    """The connections held at once with ``files`` open files (default: the process's limit):
+    an eighth of them, and at least 48, kept for the rest (the games' folder, the bots'
+    files, the server's own)."""
+    files = open_file_limit() if files is None else files
+    return max(1, files - max(48, files // 8))
+
+
+def websocket_cap(files: int | None = None) -> int:
+    """The live connections held at once: three quarters of :func:`connection_cap`, so that
+    the rest stays free for HTTP."""
+    return max(1, connection_cap(files) * 3 // 4)
 
 
 @dataclass(frozen=True)
 class Limits:
     body_bytes: int = 4096  # a request body past this is refused (413)
     games: int = 1000  # games held at once
-    ttl: float = 1800.0  # seconds a game is kept without a request
+    ttl: float = 1800.0  # seconds a game or a table is kept after its last action
     game_burst: float = 40  # requests to one game at once...
     game_rate: float = 20  # ...and per second after that
     new_burst: float = 300  # new games from one address at once...
@@ -39,6 +75,9 @@ class Limits:
     message_burst: float = 40  # messages from one connection to a table at once...
     message_rate: float = 20  # ...and per second after that (as a game's requests)
     sockets_per_seat: int = 3  # a seat's live connections (its tabs); a new one closes the oldest
+    sockets_per_address: int = 32  # live connections open from one address (past it: 4429)
+    sockets: int = field(default_factory=websocket_cap)  # ...and from all (past it: 4503)
+    hello_seconds: float = HELLO_SECONDS  # a live connection silent this long is closed (4408)
 
 
 class LimitError(Exception):

@@ -25,6 +25,16 @@ and ``{"type": "error", "error": "...", "status": 409}`` for an action refused. 
 an unknown table, or a connection that sends too many messages is told why and closed
 (code 4000 + the HTTP status: 4403, 4404, 4429).
 
+The live connections are bounded, since each holds one of the process's open files: one that
+has not said hello within ``Limits.hello_seconds`` (5 s) is closed (4408); past
+``Limits.sockets_per_address`` open from one address (4429), or ``Limits.sockets`` from all
+(4503: three quarters of what the process's limit on open files leaves, so HTTP keeps the
+rest), a new one is closed at once. Each says why in its close's reason.
+
+A table lives while it is played: every action at it (a request, a connection's hello and
+messages, a move of its timer) restarts its time to live (``Limits.ttl``), and a table with a
+seat connected is kept whatever its time; it counts again from the moment the last one leaves.
+
 The HTTP requests have the limits of the rest of the server (body size, new tables per
 address as new games, the origin checks); a connection's messages are rate-limited,
 each at most ``Limits.body_bytes``; a seat holds at most ``Limits.sockets_per_seat``
@@ -90,6 +100,9 @@ class FriendsRoutes:
         self.app = app
         self.tables = tables
         self.sockets: dict[str, dict[WebSocket, tuple[int, Language]]] = {}  # by table id
+        self.open: dict[str, int] = {}  # live connections open, by address...
+        self.open_count = 0  # ...and in all
+        tables.held = lambda table_id: bool(self.sockets.get(table_id))
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.tasks: set[asyncio.Task] = set()  # the timers' moves under way (kept referenced)
         self.messages = RateLimiter(app.limits.message_burst, app.limits.message_rate)
@@ -141,13 +154,22 @@ class FriendsRoutes:
 
     # ----- the live connection ------------------------------------------------------------------
     async def live(self, websocket: WebSocket) -> None:
-        await websocket.accept()
         lang = request_language(websocket)
+        address = websocket.client.host if websocket.client else "?"
+        refusal = self._refusal(address, lang)
+        if refusal is not None:  # accepted to be told why, then closed
+            with contextlib.suppress(Exception):
+                await websocket.accept()
+                await websocket.close(refusal.code, _reason(str(refusal)))
+            return
+        self.open[address] = self.open.get(address, 0) + 1  # counted before the first await
+        self.open_count += 1
         connection = str(next(self._ids))
         table: FriendsTable | None = None
         try:
+            await websocket.accept()
             table = self.tables.get(websocket.path_params["table"])
-            hello = await self._receive(websocket, connection, lang)
+            hello = await self._hello(websocket, connection, lang)
             lang = _language_of(hello, lang)
             if "key" not in hello:
                 raise GameError.said("friends.hello_first", 403)
@@ -158,6 +180,7 @@ class FriendsRoutes:
                 self._schedule(table)
             while True:
                 message = await self._receive(websocket, connection, lang)
+                self._touch(table)
                 if "lang" in message:
                     lang = _language_of(message, lang)
                     self._join(table, websocket, seat, lang)
@@ -173,13 +196,46 @@ class FriendsRoutes:
         except Closed as e:
             with contextlib.suppress(Exception):
                 await _send(websocket, _error(str(e), e.code - 4000))
-                await websocket.close(e.code)
+                await websocket.close(e.code, _reason(str(e)))
         except (WebSocketDisconnect, RuntimeError):
             pass  # the browser left (RuntimeError: it left while a message was sent)
         finally:
             self.messages.forget(connection)
+            self.open_count -= 1
+            left = self.open.pop(address, 1) - 1
+            if left:
+                self.open[address] = left
             if table is not None:
-                self.sockets.get(table.id, {}).pop(websocket, None)
+                if self.sockets.get(table.id, {}).pop(websocket, None) is not None:
+                    self._touch(table)  # its time to live counts from now
+                if not self.sockets.get(table.id, True):
+                    del self.sockets[table.id]
+
+    def _refusal(self, address: str, lang: Language) -> Closed | None:
+        """Why a new live connection from ``address`` is refused (past a cap), or None."""
+        limits = self.app.limits
+        if self.open.get(address, 0) >= limits.sockets_per_address:
+            return Closed(4429, say("friends.too_many_here", lang, n=limits.sockets_per_address))
+        if self.open_count >= limits.sockets:
+            return Closed(4503, say("friends.too_many_sockets", lang))
+        return None
+
+    async def _hello(self, websocket: WebSocket, connection: str, lang: Language) -> dict:
+        """The connection's first message, within ``Limits.hello_seconds``.
+
+        Raises:
+            Closed: (4408) for a connection silent that long.
+        """
+        seconds = self.app.limits.hello_seconds
+        try:
+            return await asyncio.wait_for(self._receive(websocket, connection, lang), seconds)
+        except TimeoutError:
+            raise Closed(4408, say("friends.no_hello", lang, n=f"{seconds:g}")) from None
+
+    def _touch(self, table: FriendsTable) -> None:
+        """An action at the table: its time to live starts again (it is the store's item)."""
+        with contextlib.suppress(GameError):
+            self.tables.get(table.id)
 
     async def _act(
         self,
@@ -278,6 +334,7 @@ class FriendsRoutes:
         try:
             async with table.busy:
                 if await self.app._off_loop(table.timed_out, table.setup.searching):
+                    self._touch(table)
                     self._save(table)
                     await self._broadcast(table)
                 else:
@@ -314,6 +371,12 @@ def _language_of(message: dict[str, Any], default: Language) -> Language:
         with contextlib.suppress(ValueError):
             return language(asked[:20])
     return default
+
+
+def _reason(text: str) -> str:
+    """``text`` cut to fit a close's reason (123 bytes of UTF-8)."""
+    cut = text.encode()[:123]
+    return cut.decode(errors="ignore")
 
 
 def _error(text: str, status: int) -> dict[str, Any]:

@@ -101,6 +101,18 @@ MESSAGES = {
         "en": "say which seat you hold first: send its key",
         "fr": "dites d'abord quelle place vous tenez : envoyez sa clé",
     },
+    "friends.no_hello": {
+        "en": "no seat's key came within {n} s",
+        "fr": "aucune clé de place reçue en {n} s",
+    },
+    "friends.too_many_here": {
+        "en": "too many connections from your address (at most {n}): try again later",
+        "fr": "trop de connexions depuis votre adresse ({n} au plus) : réessayez plus tard",
+    },
+    "friends.too_many_sockets": {
+        "en": "the server holds all the connections it may: try again later",
+        "fr": "le serveur tient toutes les connexions qu'il peut : réessayez plus tard",
+    },
     # ----- the page of a table of friends (friends.js) -----------------------------------
     "friends.title": {"en": "Play with friends", "fr": "Jouer avec des amis"},
     "friends.help": {

@@ -16,6 +16,8 @@ const RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000]; // waits before connectin
 const BAD_KEY = 4403; // the server closed: this key holds no seat there...
 const NO_TABLE = 4404; // ...there is no such table...
 const ELSEWHERE = 4409; // ...or the seat was opened in more tabs than it may hold
+const SILENT = 4408; // the connection said no hello in time (its reason says so): try again
+const CROWDED = [4429, 4503]; // too many connections, from here or in all: try again, later
 const LOOPBACK = /^(localhost|127\.[\d.]+|\[::1\])$/; // an address only this machine reaches
 
 const seat = {
@@ -165,7 +167,7 @@ function connect() {
     if (socket === seat.socket) receive(JSON.parse(event.data));
   });
   socket.addEventListener("close", (event) => {
-    if (socket === seat.socket) closed(event.code);
+    if (socket === seat.socket) closed(event.code, event.reason);
   });
 }
 
@@ -198,7 +200,7 @@ function receive(message) {
   tick();
 }
 
-function closed(code) {
+function closed(code, reason) {
   // The connection ended: come back with a growing wait, unless the server said it is over.
   seat.socket = null;
   busy = false;
@@ -213,10 +215,13 @@ function closed(code) {
     tell(t("friends.elsewhere"));
     return;
   }
+  if (CROWDED.includes(code)) seat.retries = Math.max(seat.retries, 3);  // 4 s or more
   const wait = RETRY_MS[Math.min(seat.retries, RETRY_MS.length - 1)];
   seat.retries += 1;
   seat.lost = true;
-  tell(t("friends.lost", { n: Math.ceil(wait / 1000) }));
+  const again = t("friends.lost", { n: Math.ceil(wait / 1000) });
+  const why = (code === SILENT || CROWDED.includes(code)) && reason ? `${reason}; ` : "";
+  tell(why + again);
   seat.retry = setTimeout(connect, wait);
 }
 
