@@ -1,4 +1,5 @@
 """Exact CFR solvers on ``micro`` and ``mini``: values, convergence, speed, and OpenSpiel's CFR+.
+OpenSpiel's CFR+ needs the ``bench`` extra (``pip install -e .[bench]``).
 
     python benchmarks/cfr_speed.py                       # everything (mini's LP and OpenSpiel: minutes)
     python benchmarks/cfr_speed.py --no-lp-mini --no-openspiel-mini   # the quick part

@@ -1,5 +1,5 @@
 """Load on the tables of friends of ``spar serve``: many tables of four people at once, each
-person on a WebSocket of their own, the server on one core.
+person on a WebSocket of their own, the server on one core. Needs the ``web`` extra.
 
 Starts the real command (``spar serve --port 0``, 127.0.0.1 only) pinned to one core, and
 this process (the people) on the other cores. It makes ``--tables`` tables of 4-player

@@ -27,7 +27,7 @@ target              what is measured                                          ai
 ==================  ========================================================  ==========
 
 The AEC and Leduc figures need the ``bench`` extra (rlcard, pygame); the
-MaskablePPO ones need sb3-contrib (``dev``).
+MaskablePPO ones need sb3-contrib, in the ``dev`` extra.
 """
 
 from __future__ import annotations

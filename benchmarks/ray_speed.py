@@ -1,4 +1,5 @@
 """Scale-out on Ray: a ``pimc`` bench and PPO rollouts on one worker and on two, in one run.
+Needs the ``ray`` extra (``pip install -e .[ray]``).
 
     python benchmarks/ray_speed.py                 # about seven minutes on two cores
     python benchmarks/ray_speed.py --deals 120 --rounds 1

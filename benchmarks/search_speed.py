@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from figures import add_record_option, record  # noqa: E402
 
@@ -44,10 +43,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     import torch
 
     torch.set_num_threads(args.threads)
-    from test_worlds import random_situation
-
     from spar_agents import make_agent
     from spar_agents.belief import public_facts
+    from spar_agents.positions import random_situation
     from spar_agents.search import SearchAgent, policy_of
     from spar_agents.worlds import seat_views
     from spar_env import make_rules

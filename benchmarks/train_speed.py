@@ -1,4 +1,5 @@
 """Training speed: `spar train` (PPO on the batch core) against sb3-contrib's MaskablePPO, in one run.
+MaskablePPO needs the ``dev`` extra (sb3-contrib); ``--no-sb3`` runs on the plain install.
 
     python benchmarks/train_speed.py                    # about two minutes
     python benchmarks/train_speed.py --updates 20 --sb3-steps 8192

@@ -1,4 +1,5 @@
 """Load on ``spar serve``: many concurrent games from scripted clients against one server process.
+Needs the ``web`` extra (``spar serve``).
 
 Starts the real command (``spar serve --port 0``, 127.0.0.1 only) in its own
 process, then plays ``--games`` sessions at once from this process

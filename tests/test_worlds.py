@@ -23,9 +23,10 @@ import spar_agents.card_placement as card_placement
 import spar_agents.worlds as worlds_module
 from spar_agents.base import Situation
 from spar_agents.card_placement import PoolSampler
+from spar_agents.positions import random_situation  # noqa: F401  (other tests import it here)
 from spar_agents.worlds import DOWN, SeatView, Worlds, consistent, sample_worlds, seat_views
 from spar_env import make_rules
-from spar_env.core import EXCHANGE, random_member, reset, step, tables_for
+from spar_env.core import EXCHANGE, reset, step, tables_for
 from spar_env.core.deal import deck_for_hands
 from spar_env.history import History
 from spar_env.rules import PRESETS, Ruleset
@@ -39,24 +40,6 @@ U64_FIELDS = (
     "trick_start",
     "trick_start_down",
 )
-
-
-def random_situation(rules: Ruleset, batch: int, rng: np.random.Generator) -> Situation:
-    """Hands dealt and played at random to a random point; the games still running."""
-    state = reset(rules, batch, rng)
-    history = History(state)
-    stop = rng.integers(0, rules.players * (rules.hand_size + 1), batch)
-    taken = np.zeros(batch, dtype=np.int64)
-    for _ in range(rules.players * (rules.hand_size + 1) + 1):
-        moving = ~state.terminated & (taken < stop)
-        if not moving.any():
-            break
-        actions = random_member(state.legal, rng)
-        history.record(state, actions, moving)
-        step(state, actions, moving=moving)
-        history.settle(state)
-        taken += moving
-    return Situation(state, history, np.flatnonzero(~state.terminated))
 
 
 def true_world(situation: Situation, i: int, view: SeatView) -> Worlds:
