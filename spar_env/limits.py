@@ -29,6 +29,13 @@ limit                      value          what it bounds, and why that value
                                           ``search`` (``worlds``, times ``candidates``
                                           for ``search``): about 46 KB a world, 3 GiB
                                           at the limit
+``MAX_SEARCH_WORLDS``      65,536         worlds search in the loop values in one update:
+                                          ``search.games`` x ``rollout.hands`` x
+                                          ``search.worlds``; one thread of the two-core
+                                          test machine values about one a millisecond
+                                          times the players squared (4-player spar: 11
+                                          ms), so one update of 4-player spar searches
+                                          for at most about 12 minutes on one core
 ``MAX_CHECKPOINT_BYTES``   4 GiB          a PPO checkpoint file read by ``ppo:``,
                                           ``spar export`` and ``--resume``
 ``MAX_BOT_BYTES``          2 GiB          an ONNX bot (protobuf's own limit)
@@ -43,6 +50,11 @@ limit                      value          what it bounds, and why that value
                                           2,600 hands (a week of play at a real table),
                                           and the longest a match can last is 6,994 hands
                                           (7 players to 1,000, one point a hand)
+``MAX_SCORE``              1,000,000      a seat's session points typed as a state
+                                          (``spar review --scores``, ``spar equity
+                                          --scores``): a hand pays at most a few points,
+                                          and the longest match lasts 6,994 hands; int64
+                                          sums of such scores never overflow
 ``MAX_LEAGUE_BYTES``       256 MiB        a league's ``league.json`` (a match is about
                                           200 bytes of it)
 ``MAX_ENTRANTS``           1,024          a league's entrants: its tables are entrants
@@ -90,12 +102,14 @@ MAX_THREADS = 512
 MAX_CHECK = 1 << 20
 MAX_WORKERS = 4096
 MAX_WORLDS = 1 << 16
+MAX_SEARCH_WORLDS = 1 << 16
 MAX_CHECKPOINT_BYTES = 4 << 30
 MAX_BOT_BYTES = 2 << 30
 MAX_POLICY_BYTES = 4 << 30
 MAX_CONFIG_BYTES = 1 << 20
 MAX_LINE_BYTES = 1 << 20
 MAX_SESSION_END = 1000
+MAX_SCORE = 1_000_000
 MAX_LEAGUE_BYTES = 256 << 20
 MAX_ENTRANTS = 1024
 MAX_SEED = 2**63 - 1

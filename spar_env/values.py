@@ -29,11 +29,19 @@ import tomllib
 
 
 def parse_value(text: str) -> object:
-    """Read one value by the rules in the module docstring."""
+    """Read one value by the rules in the module docstring.
+
+    Raises:
+        ValueError: for a whole number past Python's limit on digits (4,300), which no value
+            takes, saying so without echoing its digits.
+    """
     try:
         value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         pass
+    except ValueError:  # int()'s limit on digits, met inside the TOML reader
+        raise ValueError(f"a number of {len(text.strip()):,} characters is far too large "
+                         "for any value") from None  # fmt: skip
     else:
         if not isinstance(value, datetime.date | datetime.time):
             return value
@@ -45,7 +53,11 @@ def parse_value(text: str) -> object:
     if word.lower() in ("none", "null"):
         return None
     if word.lstrip("+-").isdecimal():  # not isdigit: int() refuses "²"
-        return int(word)
+        try:
+            return int(word)
+        except ValueError:  # past int()'s limit on digits
+            raise ValueError(f"a whole number of {len(word):,} digits is far too large for "
+                             "any value") from None  # fmt: skip
     try:
         return float(word)
     except ValueError:

@@ -94,7 +94,7 @@ __all__ = [
     "dump_config",
     "from_dict",
     "load_config",
-    "refuse_code_of",
+    "refuse_untrusted",
     "resolve_config",
     "resume_config",
     "rules_of",
@@ -158,8 +158,8 @@ def load_config(
     """The config of a TOML file (``None``: the defaults) with ``--set`` overrides, checked.
 
     A config file may have been handed to us: an agent it names that would run code
-    (``py:``) is refused unless ``trust_code`` or an override names that code too
-    (:func:`refuse_code_of`).
+    (``py:``), or a Ray cluster it would join (``ray.address``), is refused unless
+    ``trust_code`` or an override names that code or address too (:func:`refuse_untrusted`).
 
     Raises:
         ConfigError: naming the file, the key and what is wrong.
@@ -182,7 +182,8 @@ def load_config(
         )
     config = from_dict(data)
     if path is not None and not trust_code:
-        refuse_code_of(config, path, "run it with --trust-code", typed=overrides)
+        refuse_untrusted(config, path, "run it with --trust-code", overrides,
+                         ", or give the address yourself: --ray ADDRESS")  # fmt: skip
     return config
 
 
@@ -210,7 +211,10 @@ def apply_override(data: dict[str, Any], item: str) -> None:
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"--set {item!r}: expected section.key=value (for example ppo.lr=3e-4)")
-    value = parse_value(text)
+    try:
+        value = parse_value(text)
+    except ValueError as e:  # a number past int()'s digits
+        raise ConfigError(f"--set {key}: {e}") from None
     *parents, last = key.split(".")
     node = data
     for p in parents:
@@ -310,14 +314,20 @@ RESUME_KEYS = ("run.updates", "run.max_minutes", "mccfr.batches", "run.device")
 
 
 def resume_config(
-    run_dir: str | Path, overrides: Sequence[str] = (), *, trust_code: bool = False
+    run_dir: str | Path,
+    overrides: Sequence[str] = (),
+    *,
+    trust_code: bool = False,
+    ray: str | None = None,
 ) -> Config:
     """The config a run was started with, from its ``config.toml``; ``overrides`` may change
     only how long it runs (``run.updates``, ``run.max_minutes``, ``mccfr.batches``) and where
-    (``run.device``: checkpoints are device-free).
+    (``run.device``: checkpoints are device-free); ``ray``, an address the user typed
+    (``--ray ADDRESS``), which cluster it joins.
 
     A run folder may have been handed to us: an agent of its config that would run code
-    (``py:``) is refused unless ``trust_code`` (:func:`spar_agents.registry.trust.refuse_code`).
+    (``py:``), or a Ray cluster it would join, is refused unless ``trust_code``
+    (:func:`refuse_untrusted`; an address typed as ``ray`` is the user's own).
     """
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
@@ -332,29 +342,50 @@ def resume_config(
                 f"{', '.join(RESUME_KEYS[:-1])} and {RESUME_KEYS[-1]} may change"
             )
         apply_override(data, item)
+    typed = [f"ray.address={ray!r}"] if ray else []  # the cluster the user names instead
+    for item in typed:
+        apply_override(data, item)
     config = from_dict(data)
     if not trust_code:
-        refuse_code_of(config, path, "resume with --trust-code")
+        refuse_untrusted(config, path, "resume with --trust-code", typed)
     return config
 
 
-def refuse_code_of(
-    config: Config, path: Path, how_to_trust: str, typed: Sequence[str] = ()
+def refuse_untrusted(
+    config: Config,
+    path: Path,
+    how_to_trust: str,
+    typed: Sequence[str] = (),
+    how_to_type: str = "",
 ) -> None:
-    """Refuse a config read from the file ``path`` whose agents would run code (``py:``),
-    but for those the user ``typed`` on the command line too
-    (:func:`spar_agents.registry.trust.refuse_code`).
+    """Refuse a config read from the file ``path`` whose agents would run code (``py:``) or
+    that would join a Ray cluster (``ray.address``, whether or not ``ray.enabled``: ``--ray``
+    alone joins it), but for the code and the address the user ``typed`` on the command line
+    too, as ``--set`` strings (:mod:`spar_agents.registry.trust`); ``how_to_type`` says how
+    to type an address, where one can.
 
     Raises:
-        ConfigError: naming the file, the key, the spec and ``how_to_trust``.
+        ConfigError: naming the file, the key, the spec or address and ``how_to_trust``.
     """
-    from spar_agents.registry.trust import UntrustedCode, refuse_code
+    from spar_agents.registry.trust import Untrusted, refuse_address, refuse_code
     from spar_train.preflight import agent_specs
 
     try:
         refuse_code(agent_specs(config), str(path), how_to_trust, typed)
-    except UntrustedCode as e:
+        refuse_address({"ray.address": config.ray.address}, str(path),
+                       f"{how_to_trust}{how_to_type}", _typed_addresses(typed))  # fmt: skip
+    except Untrusted as e:
         raise ConfigError(str(e)) from None
+
+
+def _typed_addresses(typed: Sequence[str]) -> list[str]:
+    """The Ray address the ``--set`` strings ``typed`` give, if any (the last one given)."""
+    data: dict[str, Any] = {}
+    for item in typed:
+        if item.partition("=")[0].strip() == "ray.address":
+            apply_override(data, item)
+    address = data.get("ray", {}).get("address")
+    return [address] if isinstance(address, str) else []
 
 
 def drop_retired(data: dict[str, Any]) -> None:

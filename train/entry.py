@@ -75,8 +75,9 @@ def run(
         report: hears a :class:`~spar_train.progress.Progress` after every step.
         hooks: hear the run (:mod:`spar_train.hooks`): a PPO run's start and updates, and
             every run's end.
-        trust_code: build the ``py:`` agents a resumed run's ``config.toml`` names (else
-            they are refused: :func:`~spar_train.config.resume_config`).
+        trust_code: build the ``py:`` agents a resumed run's ``config.toml`` names, and join
+            the Ray cluster it names (else they are refused, but for an address typed as
+            ``ray``: :func:`~spar_train.config.resume_config`).
 
     Returns:
         The trainer's result (module docstring).
@@ -159,15 +160,14 @@ def _resumed(
     folder: Path, overrides: Sequence[str], ray: str | None, trust_code: bool
 ) -> tuple[Config, Path]:
     """The config of the run in ``folder`` (named after it), and the folder it lies in."""
-    config = resume_config(folder, overrides, trust_code=trust_code)
+    # a resumed run may find its cluster at another address: the one typed, never refused
+    config = resume_config(folder, overrides, trust_code=trust_code, ray=ray)
     config = config.replace(run=dataclasses.replace(config.run, name=folder.name))
     if ray is not None and not config.ray.enabled:
         raise ConfigError(
             f"--ray: {folder} collected its rollouts without Ray, and its checkpoints "
             "hold those games; resume it without --ray"
         )
-    if ray:  # a resumed run may find its cluster at another address
-        config = config.replace(ray=dataclasses.replace(config.ray, address=ray))
     return config, folder.parent
 
 

@@ -126,6 +126,21 @@ def seed(text: str) -> int:
     return value
 
 
+def seed_at_most(most: int) -> Callable[[str], int]:
+    """An argparse type: a seed from 0 to ``most``, for a seed that only deals (no torch
+    generator reads it, so it may be wider than :func:`seed`'s 64 bits)."""
+
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if not 0 <= value <= most:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number from 0 to {most:,}; got {_shown(text)}"
+            )
+        return value
+
+    return parse
+
+
 def positive_duration(unit: str, most: float) -> Callable[[str], float]:
     """An argparse type: a finite number of ``unit`` (seconds, minutes) above 0 (``nan`` and
     ``inf`` would never end) and at most ``most`` (one of :mod:`spar_env.limits`); its
@@ -174,13 +189,17 @@ def add_ray_option(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def add_trust_code_option(parser: argparse.ArgumentParser, where: str) -> None:
-    """``--trust-code``: build the ``py:`` agents that ``where`` names (a file handed to us is
-    never trusted to run code otherwise: :func:`spar_agents.registry.trust.refuse_code`)."""
+def add_trust_code_option(
+    parser: argparse.ArgumentParser, where: str, cluster: bool = False
+) -> None:
+    """``--trust-code``: build the ``py:`` agents that ``where`` names, and (``cluster``) join
+    the Ray cluster it names (a file handed to us is never trusted to run code or dial out
+    otherwise: :mod:`spar_agents.registry.trust`)."""
+    joins = ", and join the Ray cluster it names (ray.address)" if cluster else ""
     parser.add_argument(
         "--trust-code",
         action="store_true",
-        help=f"build the py: agents {where} names, which import and run Python code "
+        help=f"build the py: agents {where} names, which import and run Python code{joins} "
         "(without it they are refused: a file you were sent never runs code)",
     )
 
@@ -195,6 +214,26 @@ def ray_address(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{e} (an option after --ray is taken as its address)"
         ) from None
+
+
+def whole_numbers(text: str, what: str, most: int) -> list[int]:
+    """``text``, whole numbers from 0 to ``most`` separated by commas (``7,9,0,2``), as a
+    list; else a ``ValueError`` that names ``what`` (a number past ``most``, even one too long
+    for ``int()``, included).
+    """
+    values = []
+    for part in text.split(","):
+        digits = part.strip().lstrip("+").lstrip("0")
+        too_long = digits.isdecimal() and len(digits) > len(str(most))  # before int() refuses
+        try:
+            value = most + 1 if too_long else int(part)
+        except ValueError:
+            raise ValueError(f"{what}: whole numbers separated by commas; got "
+                             f"{_shown(text)!r}") from None  # fmt: skip
+        if not 0 <= value <= most:
+            raise ValueError(f"{what}: whole numbers from 0 to {most:,}; got {_shown(part)}")
+        values.append(value)
+    return values
 
 
 def _whole(text: str) -> int:

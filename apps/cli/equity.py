@@ -22,11 +22,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
+from spar_apps.cli.arguments import (
+    add_command,
+    nonempty_path,
+    positive_int_at_most,
+    seed,
+    whole_numbers,
+)
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import atomic_output, check_output_path
 from spar_apps.cli.overrides import add_rules_arguments
 from spar_env import strict_json
+from spar_env.limits import MAX_SCORE
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_LINEUP = "onnx:universal"
@@ -135,15 +142,10 @@ def run(args: argparse.Namespace) -> int:
 def _scores(text: str | None, players: int) -> list[int] | None:
     if text is None:
         return None
-    try:
-        scores = [int(part) for part in text.split(",")]
-    except ValueError:
+    scores = whole_numbers(text, "--scores", MAX_SCORE)
+    if len(scores) != players:
         raise ValueError(
-            f"--scores takes whole numbers S0,S1,... one per seat; got {text!r}"
-        ) from None
-    if len(scores) != players or min(scores) < 0:
-        raise ValueError(
-            f"--scores needs {players} scores of 0 or more, one per seat; got {text!r}"
+            f"--scores needs {players} scores of 0 or more, one per seat; got {len(scores)}"
         )
     return scores
 

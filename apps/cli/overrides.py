@@ -30,7 +30,10 @@ def parse_overrides(items: Iterable[str]) -> dict[str, object]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set takes key=value, such as last_two=bonus; got {item!r}")
-        out[key.strip()] = parse_value(value)
+        try:
+            out[key.strip()] = parse_value(value)
+        except ValueError as e:  # a number past int()'s digits
+            raise ValueError(f"--set {key.strip()}: {e}") from None
     return out
 
 

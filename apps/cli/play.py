@@ -33,6 +33,10 @@ in French the cards are written R, D, V for K, Q, J, and typed either way.
     spar play --lang fr --pace tap                # in French, each trick until Enter
     spar play --duplicate 42                      # the duplicate challenge of seed 42
 
+A fresh seed carries 128 bits of entropy, as a table's deals do: the cards a seat sees never
+narrow it down to one deal. --seed fixes the deals on purpose (the seed shown deals the same
+hands again).
+
 With --duplicate SEED, every hand is a board dealt from the seed (deck and dealer, as
 spar bench deals them), and the bot in your seat (the opponents' bot, the first one's
 when they differ) plays each hand again from the score you had, against the same bots:
@@ -46,18 +50,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed
+from spar_apps.cli.arguments import add_command, nonempty_path, positive_int_at_most, seed_at_most
 from spar_apps.cli.game_choice import rules_from_lineup
 from spar_apps.cli.output import check_output_path
 from spar_apps.cli.overrides import add_rules_arguments, check_agrees, ruleset_overrides
 from spar_env.explain.phrase import Phrase
-from spar_env.limits import MAX_SESSION_END
+from spar_env.limits import MAX_SEED, MAX_SESSION_END
 from spar_env.rules import Ruleset
 
 if TYPE_CHECKING:  # the agents load on use: `spar --help` imports no agent
@@ -108,7 +113,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="append every finished hand to FILE as a game record (spar replay reads it)",
     )
-    p.add_argument("--seed", type=seed, help="seed of the deals (default: a fresh one, shown)")
+    p.add_argument("--seed", type=seed_at_most(MAX_DEAL_SEED),
+                   help="seed of the deals (default: a fresh one of 128 bits, shown)")  # fmt: skip
     p.add_argument(
         "--lang",
         metavar="LANG",
@@ -428,6 +434,8 @@ def _report(searcher):
 
 
 FRESH = -1  # --duplicate without a seed: --seed's, else a fresh one
+SEED_BITS = 128  # a fresh seed's entropy (SeedSequence's): no one recomputes it from the cards
+MAX_DEAL_SEED = (1 << SEED_BITS) - 1
 
 
 def _duplicate_seed(text: str) -> int:
@@ -447,11 +455,14 @@ def _deal_seed(args: argparse.Namespace) -> int:
     if len(given) > 1:
         raise ValueError(f"--seed {args.seed} and --duplicate {args.duplicate} name two seeds; "
                          "give one (--duplicate SEED alone is enough)")  # fmt: skip
-    return given.pop() if given else _fresh_seed()
-
-
-def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().generate_state(1)[0])
+    if args.duplicate is None:
+        return given.pop() if given else secrets.randbits(SEED_BITS)
+    # A duplicate challenge's seed is one to share, and deals as spar bench does (64 bits).
+    chosen = given.pop() if given else secrets.randbelow(MAX_SEED + 1)
+    if chosen > MAX_SEED:
+        raise ValueError(f"--seed: a duplicate challenge's seed is at most {MAX_SEED:,}; "
+                         f"got {chosen:,}")  # fmt: skip
+    return chosen
 
 
 def _write(out, record: dict[str, Any], path: Path) -> None:

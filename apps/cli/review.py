@@ -28,8 +28,8 @@ import json
 import sys
 from typing import Any
 
-from spar_apps.cli.arguments import add_command, positive_int_at_most, seed
-from spar_env.limits import MAX_DEALS, MAX_SESSION_END, MAX_WORLDS
+from spar_apps.cli.arguments import add_command, positive_int_at_most, seed, whole_numbers
+from spar_env.limits import MAX_DEALS, MAX_SCORE, MAX_SESSION_END, MAX_WORLDS
 
 MAX_SEATS = 64  # seats are the bits of a 64-bit set
 
@@ -210,12 +210,10 @@ def _search(rules, args: argparse.Namespace):
 
 
 def _scores(text: str, players: int) -> tuple[int, ...]:
-    try:
-        scores = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise ValueError(f"--scores: whole numbers separated by commas; got {text!r}") from None
-    if len(scores) != players or min(scores) < 0:
-        raise ValueError(f"--scores: {players} scores of at least 0, one per seat; got {text!r}")
+    scores = tuple(whole_numbers(text, "--scores", MAX_SCORE))
+    if len(scores) != players:
+        raise ValueError(f"--scores: {players} scores of at least 0, one per seat; got "
+                         f"{len(scores)}")  # fmt: skip
     return scores
 
 

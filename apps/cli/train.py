@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "starting one for the run's game if there is none",
     )  # fmt: skip
     add_ray_option(parser, "collect the PPO rollouts with ray.workers actors (ray.enabled)")
-    add_trust_code_option(parser, "the config file (or the resumed run's config.toml)")
+    add_trust_code_option(parser, "the config file (or the resumed run's config.toml)", True)
     parser.set_defaults(func=run)
 
 
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         if args.config is not None or args.seed is not None or args.name is not None:
             raise ValueError("--resume takes the run's own config: drop CONFIG, --seed and --name")
     else:
-        config = load_config(args.config or default_config_path(), args.set,
+        typed = [*args.set, *_typed_address(args.ray)]  # the user's own, never refused
+        config = load_config(args.config or default_config_path(), typed,
                              trust_code=args.trust_code)  # fmt: skip
         overrides = ()
     league = None
@@ -128,8 +129,16 @@ def _check_league(args: argparse.Namespace, config: Any) -> None:
     from spar_train.league.join import check_joinable
 
     if config is None:
-        config = resume_config(args.resume, args.set, trust_code=args.trust_code)
+        config = resume_config(args.resume, args.set, trust_code=args.trust_code,
+                               ray=args.ray)  # fmt: skip
     check_joinable(args.league, config)
+
+
+def _typed_address(ray: str | None) -> list[str]:
+    """``--ray ADDRESS`` as the ``--set`` it stands for: the cluster the user names (a Ray
+    address a config file names is joined only with --trust-code; one typed is the user's
+    choice); none for a bare ``--ray``, which joins the config's ``ray.address``."""
+    return [f"ray.address={ray!r}"] if ray else []
 
 
 def _said_league(league: Any) -> int:

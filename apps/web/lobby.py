@@ -201,7 +201,11 @@ class Lobby:
         """
         from spar_apps.web.rules_view import form_of_query, rules_view
 
-        return rules_view(self.ruleset(form_of_query(form)), language)
+        try:
+            asked = form_of_query(form)
+        except ValueError as e:  # a count of more digits than any table
+            raise FormError(str(e)) from None
+        return rules_view(self.ruleset(asked), language)
 
     def searching(self, form: object) -> bool:
         """Whether a form asks for a searching opponent (read before the game is made; the

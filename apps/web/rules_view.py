@@ -9,15 +9,25 @@ from spar_apps.table.messages import Language, say
 from spar_apps.table.rules_text import rules_sections, tagline, typing_examples, variant_name
 from spar_env.rules import Ruleset
 
+MAX_DIGITS = 9  # the longest count a query names: far above any table, far below int()'s 4,300
+
 
 def form_of_query(form: object) -> dict[str, Any]:
-    """A form of query parameters (all text) as the JSON form it stands for."""
+    """A form of query parameters (all text) as the JSON form it stands for.
+
+    Raises:
+        ValueError: for a count of more digits than ``MAX_DIGITS`` (before ``int()`` meets
+            Python's limit on digits; the lobby answers it as a refused form).
+    """
     if not isinstance(form, dict):
         return form  # type: ignore[return-value]
     out: dict[str, Any] = {}
     for key, value in form.items():
         if key == "players" and isinstance(value, str) and value.isdecimal():
-            out[key] = int(value)
+            digits = value.lstrip("0") or "0"
+            if len(digits) > MAX_DIGITS:
+                raise ValueError(f"players must be a small whole number; got {len(value):,} digits")
+            out[key] = int(digits)
         elif key == "ace_of_spades" and value in ("true", "false"):
             out[key] = value == "true"
         elif key != "opponents":
