@@ -108,6 +108,13 @@ BAD = [
     (["algorithm=cfr", "game.variant=mini"], "game.players: must be 2"),
     (["algorithm=cfr", "game.players=2", "solver.algorithm=cfr++"], "solver.algorithm: must be"),
     (["algorithm=lp", "game.players=2", "solver.iterations=3"], "algorithm 'lp' has no [solver]"),
+    # search in the loop: one update's work bounded before any (spar_train.config_check)
+    (["search.games=100000"], "search.games x rollout.hands x search.worlds: at most 65,536"),
+    (["search.games=4096", "rollout.hands=2"], "search.games x rollout.hands x search.worlds"),
+    (["search.temperature=1e-320"], "search.temperature: must be above 0: at least 1e-06"),
+    (["search.temperature=1e-7"], "search.temperature: must be above 0: at least 1e-06"),
+    (["search.worlds=1024", "search.candidates=1024"], "search.worlds x search.candidates: must"),
+    (["search.games=64", "run.max_minutes=0.01"], "run.max_minutes: must be enough for one upd"),
 ]
 
 
@@ -117,6 +124,27 @@ def test_bad_configs_are_refused_naming_the_key(overrides: list[str], message: s
         load_config(None, overrides)
     assert message in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_search_s_bounds_let_the_largest_update_and_the_least_temperature_pass() -> None:
+    widest = load_config(None, ["search.games=4096", "run.max_minutes=0"])  # 4096 x 16 worlds
+    assert widest.search.games * widest.search.worlds == 65_536
+    assert load_config(None, ["search.games=4", "search.temperature=1e-6"]).search.games == 4
+    # the estimate of one update's search is shared among the rollout's workers
+    alone = ["search.games=512", "search.worlds=16", "run.max_minutes=1"]  # ~1.4 min alone
+    with pytest.raises(ConfigError, match="run.max_minutes"):
+        load_config(None, alone)
+    assert load_config(None, [*alone, "rollout.workers=8"]).rollout.workers == 8
+
+
+def test_a_search_past_its_bounds_is_refused_by_spar_train_in_one_line(tmp_path, capsys,
+                                                                       monkeypatch) -> None:  # fmt: skip
+    from helpers.cli import cli, one_line
+
+    monkeypatch.chdir(tmp_path)
+    status, _, err = cli(capsys, "train", "ppo_tiny", "--set", "search.games=100000")
+    one_line(status, err, "search.games", "65,536")
+    assert not (tmp_path / "runs").exists()  # refused before any work
 
 
 def test_unreadable_files_are_named(tmp_path: Path) -> None:

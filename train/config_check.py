@@ -4,10 +4,22 @@ raised before anything runs (:func:`spar_train.config.load_config` checks every 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from spar_agents.ppo.precision import PRECISIONS
+from spar_env.limits import MAX_SEARCH_WORLDS, MAX_WORLDS, LimitError, check_at_most
 from spar_train.sections import SOLVERS, Config, ConfigError, rules_of
+
+# Search in the loop, measured on one thread of the two-core test machine (search.worlds = 16,
+# search.candidates = 4): 40 ms a searched game of 2-player spar, 170 ms of 4-player, so
+# about 0.65 ms a game, world and seat squared (a seat's decisions times the seats each plays
+# out). It estimates how long one update searches, which must fit in run.max_minutes.
+SEARCH_SECONDS_PER_WORLD_SEAT2 = 0.65e-3
+# The least search.temperature: below it the improved policy is the argmax of Q already (two
+# values 1e-4 reward units apart weigh exp(-100) to 1), and a subnormal one (1e-320) makes
+# Q / tau infinite, so that the first update diverged.
+MIN_TEMPERATURE = 1e-6
 
 
 def _require(ok: bool, key: str, what: str, value: Any) -> None:
@@ -328,7 +340,13 @@ def _check_search(c: Config) -> None:
     _require(s.games >= 0, "search.games", "0 (no search) or more", s.games)
     _require(s.worlds >= 1, "search.worlds", "at least 1", s.worlds)
     _require(s.candidates >= 1, "search.candidates", "at least 1", s.candidates)
-    _require(s.temperature > 0, "search.temperature", "above 0", s.temperature)
+    _require(s.temperature >= MIN_TEMPERATURE, "search.temperature",
+             f"above 0: at least {MIN_TEMPERATURE:g} (below it the improved policy is Q's "
+             "argmax already)",
+             s.temperature)  # fmt: skip
+    _require(s.worlds * s.candidates <= MAX_WORLDS, "search.worlds x search.candidates",
+             f"at most {MAX_WORLDS:,} worlds sampled per decision (a limit of spar-rl)",
+             s.worlds * s.candidates)  # fmt: skip
     _require(s.buffer >= 0, "search.buffer", "0 or more", s.buffer)
     _require(s.policy_coef >= 0, "search.policy_coef", "0 or more", s.policy_coef)
     _require(s.value_coef >= 0, "search.value_coef", "0 or more", s.value_coef)
@@ -348,3 +366,25 @@ def _check_search(c: Config) -> None:
             check_rules(game.rules)
         except ValueError as e:
             raise ConfigError(f"search.games: {game.name}: {e}") from None
+    _check_search_time(c, max(game.rules.players for game in mix_games(c)))
+
+
+def _check_search_time(c: Config, players: int) -> None:
+    """One update's search stays within ``MAX_SEARCH_WORLDS``, and within ``run.max_minutes``
+    by the measured one-thread estimate (``SEARCH_SECONDS_PER_WORLD_SEAT2``, shared among the
+    rollout's worker processes): a run stops between updates, never in one."""
+    s, r = c.search, c.run
+    worlds = s.games * c.rollout.hands * s.worlds
+    try:
+        check_at_most("search.games x rollout.hands x search.worlds", worlds, MAX_SEARCH_WORLDS)
+    except LimitError as e:
+        raise ConfigError(f"{e}: the worlds one update searches") from None
+    if r.max_minutes == 0:
+        return
+    workers = c.rollout.workers
+    share = max(1, os.cpu_count() or 1) if workers == "auto" else max(1, int(workers))
+    seconds = worlds * players**2 * SEARCH_SECONDS_PER_WORLD_SEAT2 / min(share, s.games)
+    _require(seconds <= 60 * r.max_minutes, "run.max_minutes",
+             f"enough for one update's search, about {seconds / 60:.2g} minutes on one core a "
+             f"worker ({s.games:,} searched games of {players} players, {s.worlds} worlds; a "
+             "run stops between updates); raise it or search fewer games", r.max_minutes)  # fmt: skip

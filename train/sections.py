@@ -38,7 +38,9 @@ class RunSection:
     name: str = "spar4"  # the run folder: runs/<name>
     seed: int = 0  # the seed of every deal, rollout and evaluation
     updates: int = 500  # PPO updates in all (each after one rollout)
-    max_minutes: float = 15.0  # stop early after this much wall clock (0: no limit)
+    # Stop after this much wall clock (0: no limit), between updates: a search in the loop
+    # whose one update would take longer is refused ([search] games)
+    max_minutes: float = 15.0
     threads: int = 2  # torch threads
     # Where the learner runs: auto (the first GPU torch sees, else the CPU) | cpu | cuda |
     # cuda:N. Checkpoints are device-free: a run resumes on another device.
@@ -168,10 +170,15 @@ class SearchSection:
     # Search in the loop (spar_train.ppo.sources.search): each update, search over the current
     # network values every card at the decisions of `games` self-play games, and the network
     # learns search's improved policy and value (spar_agents.ppo.improve). 0: plain PPO.
+    # games x rollout.hands x worlds is at most 65,536, and one update's search (estimated
+    # from its measured cost on one core, shared among rollout.workers) must fit in
+    # run.max_minutes: a run stops between updates, never inside one.
     games: int = 0
     worlds: int = 16  # worlds search values each decision in (the search agent's worlds)
     candidates: int = 4  # worlds sampled per world valued, before the belief resamples them
-    temperature: float = 0.1  # tau of the improved policy pi * exp(Q / tau), in reward units
+    # tau of the improved policy pi * exp(Q / tau), in reward units; at least 1e-6 (below it
+    # the policy is Q's argmax already, and a subnormal tau makes Q / tau infinite)
+    temperature: float = 0.1
     buffer: int = 0  # searched decisions kept and learned from again (0: each update's own)
     policy_coef: float = _IMPROVE.policy_coef  # the improved policy's cross-entropy weight
     value_coef: float = _IMPROVE.value_coef  # the improved value's squared-error weight
