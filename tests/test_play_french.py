@@ -206,3 +206,20 @@ def test_a_pace_of_seconds_waits_that_long_after_each_trick() -> None:
     waits: list[float] = []
     play_session(table, Script(["1"] * 4), pace=Pace.parse("1.5"), sleep=waits.append)
     assert waits == [1.5] * rules.hand_size  # one pause for each trick won
+
+
+@pytest.mark.parametrize(("language", "loading", "intro"), [
+    ("en", "Loading the bots and the game engine", "You are seat 0"),
+    ("fr", "Chargement des bots et du moteur de jeu", "Vous êtes au siège 0"),
+])  # fmt: skip
+def test_spar_play_says_what_it_loads_before_the_wait(
+    language: str, loading: str, intro: str
+) -> None:
+    """The first run after an install compiles the engine for seconds: a line says so first."""
+    child = spawn("--lang", language, "--seed", "3")  # the built-in bot, as a new player meets it
+    child.expect([loading, intro])
+    assert child.after == loading, "the table came before any word of loading"
+    child.expect(intro)
+    child.expect([CARD_PROMPT, "your card: "])
+    child.sendline("q")
+    child.expect(pexpect.EOF)

@@ -165,6 +165,9 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.record, "--record")
     deal_seed = _deal_seed(args)  # before any agent loads
     console = Console(highlight=False)
+    # the bots and the engine's first deal take seconds (the first run after an install
+    # compiles the engine: about 8 s of 11 on one core, measured): say so before the wait
+    console.print(say("play.loading", lang), style="dim")
     build = _builder(rules)
     specs, note = _opponent_specs(given, rules, args.seat, build)
     bots = {seat: build(spec) for seat, spec in specs.items()}

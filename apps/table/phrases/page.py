@@ -150,6 +150,12 @@ MESSAGES = {
     },
     "play.seats.one": {"en": "seat {seats}: {label}", "fr": "le siège {seats} : {label}"},
     "play.seats.other": {"en": "seats {seats}: {label}", "fr": "les sièges {seats} : {label}"},
+    "play.loading": {
+        "en": "Loading the bots and the game engine (the first run after an install compiles "
+        "the engine: some seconds more)...",
+        "fr": "Chargement des bots et du moteur de jeu (la première partie après une "
+        "installation compile le moteur : quelques secondes de plus)...",
+    },
     "play.records": {
         "en": "records of the finished hands are in {path}",
         "fr": "les relevés des mains terminées sont dans {path}",
