@@ -361,6 +361,12 @@ def test_the_review_after_a_hand_steps_through_its_tricks_and_fits_a_phone(brows
         for _ in range(abs(target - at)):
             page.keyboard.press("ArrowLeft" if target < at else "ArrowRight")
         assert page.inner_text("#review-where") == seen[target]
+        page.click("#report-open")  # the session report: the hands played so far, by kind
+        reviewed = "1 hand reviewed: " if locale == "en-GB" else "1 main revue\u00a0: "
+        page.wait_for_function(f"document.querySelector('#report-summary').textContent"
+                               f".startsWith({reviewed!r})", timeout=4 * WAIT)  # fmt: skip
+        wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert wide[0] <= wide[1], wide
         page.locator("#review").screenshot(path=str(SHOTS / shot))
         if os.environ.get("SPAR_DOCS_SHOTS") == "1":
             page.locator("#review").screenshot(path=str(DOCS / shot))

@@ -49,6 +49,11 @@ def number(value: float, language: Language, sign: bool = False) -> str:
     return text.replace(".", ",") if language == "fr" else text
 
 
+def whole(value: int, language: Language) -> str:
+    """A whole number with its thousands apart: ``1,024``, ``1\u202f024`` (a narrow space)."""
+    return f"{value:,}".replace(",", "\u202f") if language == "fr" else f"{value:,}"
+
+
 def amount(rules: Ruleset, value: float, language: Language) -> str:
     """A value or a cost in the table's unit: ``1.36 of payoff``, or ``1.36 points`` where the
     ruleset's payoff is its points."""
@@ -75,7 +80,8 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
     notes = [
         say(f"review.note.{rules.payoff}", language, players=rules.players,
             total=rules.players - 1, bot=bot),
-        say("review.note.worlds", language, worlds=review.worlds, most=review.max_worlds,
+        say("review.note.worlds", language, worlds=review.worlds,
+            most=whole(review.max_worlds, language),
             margin=amount(rules, MISTAKE_MARGIN, language), z=f"{MISTAKE_Z:g}"),
     ]  # fmt: skip
     if review.chance_before is not None:
