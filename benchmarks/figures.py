@@ -246,14 +246,15 @@ def record(
     unit: str | None = None,
     what: str | None = None,
     command: str | None = None,
+    signed: bool | None = None,
     results: Path = RESULTS,
 ) -> Entry:
     """Write (or update) the entry ``FILE.KEY`` with a new measurement.
 
     The command defaults to this process's own (``python benchmarks/x.py ...``); the date,
     commit and machine are today's, the checkout's and this machine's. An existing entry's
-    previous measurement goes to its history; its ``decimals``, ``unit`` and ``what`` stay
-    unless given.
+    previous measurement goes to its history; its ``decimals``, ``unit``, ``what`` and
+    ``signed`` stay unless given.
     """
     path, key, data = _results_file(name, "an entry", results)
     entries = data.setdefault("entries", {})
@@ -270,6 +271,8 @@ def record(
         "commit": this_commit(),
         "machine": this_machine(),
     }
+    if signed is not None:
+        new["signed"] = signed
     if old:
         new["history"] = [*old.get("history", []), {k: old[k] for k in _MEASUREMENT if k in old}]
     entries[key] = new

@@ -186,7 +186,7 @@ def write_records(name: str, figures: dict[str, Any]) -> None:
     agents = figures["agents"]
     for i, a in enumerate(agents):
         tag = tag_of(a["agent"]).lower()
-        record(f"{name}.{tag}", a["mean"], a["ci95"],
+        record(f"{name}.{tag}", a["mean"], a["ci95"], signed=False,
                what=f"mean regret per decision with a choice of {a['agent']}: {where}")  # fmt: skip
         others = {agents[0]["agent"]: a["less_first"], agents[i - 1]["agent"]: a["less_above"]}
         for other, gap in others.items() if i else ():

@@ -182,6 +182,9 @@ def test_the_printed_tables_are_recorded_as_a_transcript(monkeypatch, tmp_path: 
     assert shown.output_block("regret.demo") == "```text\n" + "\n".join(lines) + "\n```"
     assert shown.outputs["regret.demo"].command.startswith("python")
     assert shown.entry("regret.demo.random").text() == "+0.388 ± 0.036"
+    figures.record("regret.demo.random", 0.387, 0.036, signed=False, results=tmp_path)
+    figures.record("regret.demo.random", 0.386, 0.036, results=tmp_path)  # it stays unsigned
+    assert figures.Figures(tmp_path).entry("regret.demo.random").text() == "0.386 ± 0.036"
     with pytest.raises(ValueError, match="a transcript name is FILE.KEY"):
         figures.record_output("Regret", lines, results=tmp_path)
 
