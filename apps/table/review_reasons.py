@@ -17,7 +17,7 @@ A reason is said only where it is a fact of the position, read from the engine:
 
 A reason is given only where it is true of one card and not of the other: a fact of both
 cards separates nothing. What the search's worlds showed, contrasted between the two cards,
-is :mod:`spar_apps.table.review_worlds`; :attr:`Reason.category` groups both sources into
+is :mod:`spar_apps.table.review_worlds`; :meth:`Reason.category` groups both sources into
 the kinds of mistake a session report counts.
 
 ``keeps`` and ``scorer`` speak of *the* last trick, so they are said only in rulesets where
