@@ -31,6 +31,7 @@ MESSAGES = {
     },
     "page.ace": {"en": "A♠ in the deck", "fr": "A♠ dans le jeu"},
     "page.start": {"en": "New game", "fr": "Nouvelle partie"},
+    "page.form_toggle": {"en": "New game…", "fr": "Nouvelle partie…"},
     "page.read_rules": {"en": "The rules of this game", "fr": "Les règles de ce jeu"},
     "page.pace": {"en": "Pace", "fr": "Rythme"},
     "page.pace.tap": {

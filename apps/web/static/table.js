@@ -687,6 +687,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("pace").addEventListener("change", () => localStorage.setItem("spar-pace", $("pace").value));
   $("go-on").addEventListener("click", (e) => { e.stopPropagation(); $("felt").click(); });
   $("typed-form").addEventListener("submit", typed);
+  $("form-toggle").addEventListener("click", () => {  // a phone's folded forms, out and back
+    const open = document.body.classList.toggle("form-open");
+    $("form-toggle").setAttribute("aria-expanded", String(open));
+  });
   $("next").addEventListener("click", () => send("next", {}, "next"));
   $("hint-toggle").addEventListener("change", (e) => { hintOn = e.target.checked; refreshHint(); });
   $("review-open").addEventListener("click", openReview);
