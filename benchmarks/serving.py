@@ -90,15 +90,19 @@ def pin(cores: Iterable[int] | None) -> None:
 
 
 def start_server(
-    seed: int, extra: list[str], cores: Iterable[int] | None = None
+    seed: int, extra: list[str], cores: Iterable[int] | None = None, files: int | None = None
 ) -> tuple[subprocess.Popen, str | None]:
-    """``spar serve`` with ``extra`` options, on ``cores`` if given: the process and its address
-    (None: it failed); the line saying how many games it took up, if it took up any, is
-    printed."""
+    """``spar serve`` with ``extra`` options, on ``cores`` if given, allowed ``files`` open files
+    (default: ``FILES``): the process and its address (None: it failed); the line saying how
+    many games it took up, if it took up any, is printed."""
     chosen = None if cores is None else sorted(cores)
 
     def child() -> None:
-        more_files()
+        if files is None:
+            more_files()
+        else:  # as ``ulimit -n files`` would
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
         pin(chosen)
 
     server = subprocess.Popen(

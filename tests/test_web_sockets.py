@@ -29,6 +29,7 @@ from websockets.sync.client import ClientConnection, connect
 from spar_apps.cli.serve import server_config
 from spar_apps.table.messages import say
 from spar_apps.web import Limits, Lobby, create_app
+from spar_apps.web.deadline import deadline_protocol
 from spar_apps.web.kept import Kept
 from spar_apps.web.limits import connection_cap, websocket_cap
 from spar_apps.web.saved import GameFolder
@@ -38,13 +39,17 @@ GAME = {"variant": "spar", "players": 2, "opponents": "random"}
 
 
 @contextlib.contextmanager
-def served(limits: Limits, state: Path | None = None) -> Iterator[tuple[str, object]]:
-    """A server of ``limits`` on a thread (the real uvicorn settings of ``spar serve``): its
-    address and its Starlette app."""
+def served(
+    limits: Limits, state: Path | None = None, connections: int | None = None
+) -> Iterator[tuple[str, object]]:
+    """A server of ``limits`` on a thread (the real uvicorn settings of ``spar serve``, at
+    most ``connections`` at once if given): its address and its Starlette app."""
     folder = None if state is None else GameFolder(state)
     app = create_app(Lobby([], ["random"]), limits, folder=folder)
     config = server_config(uvicorn, app, None)
     config.host, config.port = "127.0.0.1", 0
+    if connections is not None:
+        config.http = deadline_protocol(connections=connections)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -152,6 +157,30 @@ def test_connections_past_the_cap_of_one_address_or_all_are_refused_with_a_reaso
             s.close()
         time.sleep(0.2)
         assert app.state.tables.tables()  # the table, untouched by the refusals
+
+
+def test_past_the_cap_on_connections_a_new_one_lets_the_quietest_silent_socket_go():
+    """Six connections at most: five silent WebSockets and a seated one hold them; a new
+    player's request is answered all the same, the oldest silent socket let go for it, never
+    the seated one."""
+    with served(Limits(hello_seconds=30), connections=6) as (url, _):
+        table, key = new_table(url)
+        seated = connect(live_url(url, table), open_timeout=10)
+        seated.send(json.dumps({"key": key}))
+        assert json.loads(seated.recv(timeout=10))["type"] == "view"
+        silent = []
+        for _ in range(5):
+            silent.append(connect(live_url(url, table), open_timeout=10))
+            time.sleep(0.05)  # each quiet a little longer than the next
+        for _ in range(2):
+            made = httpx.post(f"{url}/api/games", json=GAME, timeout=30)
+            assert made.status_code == 201, made.text
+        with pytest.raises(ConnectionClosed):
+            silent[0].recv(timeout=10)  # let go: the quietest
+        seated.send(json.dumps({"lang": "fr"}))
+        assert json.loads(seated.recv(timeout=10))["type"] == "view"  # kept
+        for s in [seated, *silent]:
+            s.close()
 
 
 def loopback_socket(address: str, port: int) -> socket.socket:
@@ -276,7 +305,7 @@ def test_a_table_played_past_its_time_to_live_survives_and_its_people_come_back(
         time.sleep(0.2)
         made = httpx.post(f"{url}/api/tables", json={**TABLE, "people": 2, "name": "Bo"})
         assert made.status_code == 201, made.text
-        assert [p for p in tmp_path.rglob(f"{table}*") if p.is_file()], "the table's file went"
+        assert list(tmp_path.rglob(f"{table}.json")), "the table's file went"
         for person in crowd:
             with connect(live_url(url, table), open_timeout=10) as back:
                 back.send(json.dumps({"key": person.key}))
@@ -343,6 +372,8 @@ def test_a_solo_game_played_past_its_time_to_live_survives(tmp_path):
             assert http.post("/api/games", json=GAME).status_code == 201  # forgets the old
             again = http.get(f"/api/games/{view['game']}")
             assert again.status_code == 200 and again.json()["turn"] == view["turn"]
+            assert list(tmp_path.rglob(f"{view['game']}.json")), "the game's file went"
             clock.now += 1.1 * ttl  # then left alone past its time: forgotten
             assert http.post("/api/games", json=GAME).status_code == 201
             assert http.get(f"/api/games/{view['game']}").status_code == 404
+            assert not list(tmp_path.rglob(f"{view['game']}.json"))

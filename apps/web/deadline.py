@@ -9,9 +9,12 @@ clients hold a server's sockets. :func:`header_deadline` makes uvicorn's HTTP
 protocol class (httptools, or h11 without the web extra's httptools) start a
 timer when a connection opens and after each response, and stop it when the
 blank line that ends the header arrives; given a cap
-(:func:`~spar_apps.web.limits.connection_cap`, below the process's limit on open files), it
-closes at once a connection that would hold more, so the server never runs out of files
-and takes the next connection as soon as one ends. uvicorn waits 10 s for a client to answer
+(:func:`~spar_apps.web.limits.connection_cap`, below the process's limit on open files), a
+connection that would hold more makes room by closing the connection quiet the longest (a
+WebSocket that has said nothing since it opened; else one that has waited
+:data:`IDLE_SECONDS` or more for a request and sent no byte of it), or is closed at once if
+none is quiet, so the server never runs out of files, and silent sockets cannot keep a new
+player out. uvicorn waits 10 s for a client to answer
 a WebSocket's closing; :func:`closing_protocol` waits :data:`CLOSE_SECONDS`, so the
 connections the server refuses or closes (:mod:`spar_apps.web.live`) free their files soon.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 HEADER_SECONDS = 10.0  # from the connection (or the last response) to a whole header
 CLOSE_SECONDS = 0.2  # from a WebSocket's close sent by the server to its socket closed
+IDLE_SECONDS = 1.0  # a connection waiting this long for a request may be let go for another
 END_OF_HEADER = b"\r\n\r\n"
 
 
@@ -30,23 +34,29 @@ def header_deadline(
     protocol: type, seconds: float = HEADER_SECONDS, connections: int | None = None
 ) -> type:
     """``protocol`` (a uvicorn HTTP protocol class) with the header deadline, and, given
-    ``connections``, a connection that would make more than that many at once closed as it
-    comes (uvicorn counts the HTTP and the WebSocket ones together)."""
+    ``connections``, no more than that many at once (uvicorn counts the HTTP and the
+    WebSocket ones together): past it, the connection quiet the longest is closed, or else
+    the new one."""
 
     class WithHeaderDeadline(protocol):  # type: ignore[misc,valid-type]
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._deadline: asyncio.TimerHandle | None = None
             self._tail = b""
+            self.quiet_since: float | None = None
             if connections is not None and len(self.connections) > connections:
-                transport.close()  # over the cap: its file freed now, no answer
-                return
+                quiet = _quietest(self.connections)
+                if quiet is None:
+                    transport.close()  # over the cap, and none to let go: no answer
+                    return
+                quiet.transport.close()  # its file freed now
             self._arm()
 
         def _arm(self) -> None:
             self._disarm()
             self._tail = b""
             self._deadline = asyncio.get_running_loop().call_later(seconds, self._expire)
+            self.quiet_since = asyncio.get_running_loop().time()  # waiting for a request
 
         def _disarm(self) -> None:
             if getattr(self, "_deadline", None) is not None:
@@ -58,6 +68,7 @@ def header_deadline(
             self.transport.close()
 
         def data_received(self, data: bytes) -> None:
+            self.quiet_since = None
             if self._deadline is not None:  # watch for the header's end, across packets
                 seen = self._tail + data
                 if END_OF_HEADER in seen:
@@ -79,6 +90,20 @@ def header_deadline(
     return WithHeaderDeadline
 
 
+def _quietest(connections: set[Any]) -> Any | None:
+    """The connection to let go for a new one: the WebSocket quiet the longest, else the
+    HTTP connection quiet the longest if for :data:`IDLE_SECONDS` (``quiet_since``, set by
+    these protocols while a connection waits for its client's first byte); or None."""
+    quiet = [c for c in connections if getattr(c, "quiet_since", None) is not None]
+    quiet = [c for c in quiet if not c.transport.is_closing()]
+    sockets = [c for c in quiet if isinstance(c, QuietSocket)]
+    if sockets:
+        return min(sockets, key=lambda c: c.quiet_since)
+    idle = asyncio.get_running_loop().time() - IDLE_SECONDS
+    return min((c for c in quiet if c.quiet_since <= idle), key=lambda c: c.quiet_since,
+               default=None)  # fmt: skip
+
+
 def deadline_protocol(seconds: float = HEADER_SECONDS, connections: int | None = None) -> type:
     """uvicorn's preferred HTTP protocol here (httptools, else h11), with the deadline and
     the cap on ``connections``."""
@@ -89,14 +114,31 @@ def deadline_protocol(seconds: float = HEADER_SECONDS, connections: int | None =
     return header_deadline(base, seconds, connections)
 
 
+class QuietSocket:
+    """What :func:`closing_protocol`'s WebSockets are (for :func:`_quietest` to know them)."""
+
+
 def closing_protocol(seconds: float = CLOSE_SECONDS) -> type:
     """uvicorn's WebSocket protocol (websockets' sans-I/O one), its socket closed ``seconds``
     after the server's close if the client has not answered it."""
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-    class QuickClose(WebSocketsSansIOProtocol):
+    class QuickClose(WebSocketsSansIOProtocol, QuietSocket):
+        """Also says how long it has been quiet: from its opening to its client's first
+        message (a seat's hello), for the cap on connections to let it go first."""
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.close_timeout = seconds
+            self.quiet_since: float | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.quiet_since = self.loop.time()
+
+        def data_received(self, data: bytes) -> None:
+            if self.handshake_complete:  # a frame from the client: it is not silent
+                self.quiet_since = None
+            super().data_received(data)
 
     return QuickClose

@@ -12,8 +12,8 @@ game. Bodies are read with :func:`read_json`, which stops at
 Every connection holds an open file, and a process that runs out of them can take no
 connection at all. So the server's connections stay below the process's limit on open files
 (``RLIMIT_NOFILE``): :func:`connection_cap` of them at once (:mod:`~spar_apps.web.deadline`
-closes one past it as it comes), of which at most :func:`websocket_cap` are the tables'
-live connections, so that a quarter stays free for HTTP.
+makes room past it), of which at most :func:`websocket_cap` are the tables' live
+connections, so that half stays free for HTTP.
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def connection_cap(files: int | None = None) -> int:
 
 
 def websocket_cap(files: int | None = None) -> int:
-    """The live connections held at once: three quarters of :func:`connection_cap`, so that
-    the rest stays free for HTTP."""
-    return max(1, connection_cap(files) * 3 // 4)
+    """The live connections held at once: half of :func:`connection_cap`, so that the rest
+    stays free for HTTP (and the connections a flood of them is opening)."""
+    return max(1, connection_cap(files) // 2)
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ an unknown table, or a connection that sends too many messages is told why and c
 The live connections are bounded, since each holds one of the process's open files: one that
 has not said hello within ``Limits.hello_seconds`` (5 s) is closed (4408); past
 ``Limits.sockets_per_address`` open from one address (4429), or ``Limits.sockets`` from all
-(4503: three quarters of what the process's limit on open files leaves, so HTTP keeps the
-rest), a new one is closed at once. Each says why in its close's reason.
+(4503: half of what the process's limit on open files leaves, so HTTP keeps the rest), a
+new one is closed at once. Each says why in its close's reason.
 
 A table lives while it is played: every action at it (a request, a connection's hello and
 messages, a move of its timer) restarts its time to live (``Limits.ttl``), and a table with a
