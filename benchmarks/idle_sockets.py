@@ -5,18 +5,21 @@ Starts the real command (``spar serve --port 0``, 127.0.0.1 only) allowed ``--fi
 files (as ``ulimit -n`` would), makes one table of friends, then holds ``--sockets``
 connections from ``--addresses`` loopback addresses (127.0.1.1 and on, so the cap per
 address leaves most of them to the server's cap in all): each opens the table's WebSocket and
-never says hello; when the server closes one, it opens again ``--reopen`` seconds later, until
-``--seconds`` have passed. Meanwhile, every ``--every`` seconds, a new player (a connection of
-its own) makes a new game (``POST /api/games``, the page's default game) and plays a move.
+never says hello; when the server closes one, it opens again ``--reopen`` seconds later (5;
+1 is a flood of about 400 connections a second here), until ``--seconds`` have passed.
+Meanwhile, every ``--every`` seconds, a new player (a connection of its own) makes a new game
+(``POST /api/games``, the page's default game) and plays a move.
 
-It reports, for the new players (after one untimed, which loads the bot) before the silent sockets come and while they are held, the
-time of the new game, of the move, and of both, as 50th and 99th percentiles and the largest,
-and any that failed; the silent connections opened, and how each ended (closed at the hello
-deadline 4408, refused past the cap of an address 4429 or of all 4503, dropped unanswered
-past the server's cap on connections, still open); the most files the server held open
+It reports, for the new players (after one untimed, which loads the bot) before the silent
+sockets come and while they are held, the time of the new game, of the move, and of both
+(each on a new connection), as 50th and 99th percentiles and the largest, and any that
+failed; the silent connections opened, and how each ended (closed at the hello deadline
+4408, refused past the cap of an address 4429 or of all 4503, let go with no close frame for
+a newer connection, dropped unanswered past the server's cap on connections, still open); the most files the server held open
 (``/proc``). It stops by itself: every loop is bounded by ``--seconds``.
 
     python benchmarks/idle_sockets.py                  # 1,000 silent sockets, ulimit -n 256
+    python benchmarks/idle_sockets.py --reopen 1           # ...opened again at once: a flood
     python benchmarks/idle_sockets.py --sockets 40 --seconds 8 --files 96
 """
 
@@ -243,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                    "(256, as ulimit -n 256)")  # fmt: skip
     p.add_argument("--seconds", type=float, default=20.0, help="how long they are held (20)")
     p.add_argument("--every", type=float, default=0.5, help="seconds between new players (0.5)")
-    p.add_argument("--reopen", type=float, default=0.5,
-                   help="seconds before a closed silent socket opens again (0.5)")  # fmt: skip
+    p.add_argument("--reopen", type=float, default=5.0,
+                   help="seconds before a closed silent socket opens again (5)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, help="also write the figures here")
     add_record_option(p)
