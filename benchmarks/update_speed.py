@@ -54,7 +54,7 @@ def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, 
     if hasattr(ppo, "build_model"):  # a checkout from before the PPO run became a package
         model = ppo.build_model(config, rules)
     else:
-        from spar_train.ppo.games import build_model, game_mix
+        from spar_train.games import build_model, game_mix
 
         model = build_model(config, game_mix(config))
     if hasattr(update, "make_optimizer"):

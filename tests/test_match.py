@@ -287,8 +287,8 @@ def test_the_match_reward_is_refused_where_it_cannot_be_read(tmp_path, capsys) -
 def test_random_starts_begin_that_share_of_sessions_below_the_target() -> None:
     """``ppo.match_starts``: new sessions start at scores drawn below the target, in about
     that share of the games, and the sessions still play to the target."""
+    from spar_train.games import OwnView
     from spar_train.match.reward import match_reward_table
-    from spar_train.ppo.games import OwnView
     from spar_train.ppo.sources.batch import GameBatch
 
     rules = make_rules("spar", players=4, end="target:10")
@@ -323,7 +323,7 @@ def test_the_actor_of_the_shipped_universal_bot_loads_into_a_mix_network(
     from spar_env.history import History
     from spar_env.situation import Situation
     from spar_train.config import GameSection, ModelSection, load_config
-    from spar_train.ppo.games import build_model, game_mix
+    from spar_train.games import build_model, game_mix
     from spar_train.ppo.warm_start import load_actor
     from spar_train.tournament import draw_deals
 

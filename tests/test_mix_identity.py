@@ -16,7 +16,7 @@ import pytest
 from helpers.cli import spar
 
 from spar_train.config import load_config
-from spar_train.ppo.games import game_mix, mix_games
+from spar_train.games import game_mix, mix_games
 
 MIX = 'game.mix=[{variant="jeu_de_carte",players=2},{variant="sipa",players=3}]'
 

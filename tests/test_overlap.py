@@ -19,8 +19,8 @@ from spar_agents.ppo.agent import policy_probs
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_env.core import unpack
 from spar_train.config import ConfigError, check, load_config
+from spar_train.games import build_model, game_mix
 from spar_train.ppo import train
-from spar_train.ppo.games import build_model, game_mix
 from spar_train.ppo.start import sources_of
 from spar_train.ppo.wrappers.processes import ProcessCrew, process_source
 from spar_train.ppo.wrappers.rpc import WorkerDied

@@ -31,9 +31,9 @@ from spar_train.distributed.bench import (
     run_tournament_on_ray,
     spread,
 )
+from spar_train.games import OwnView, build_model, game_mix
 from spar_train.match.bench import run_match_bench
 from spar_train.ppo import to_batch, train
-from spar_train.ppo.games import OwnView, build_model, game_mix
 from spar_train.ppo.sources.base import merge_rollouts
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.mix import collect_in_lockstep
@@ -404,7 +404,7 @@ def test_joined_rollouts_give_the_advantages_of_each_part() -> None:
 def test_joined_rollouts_add_up_their_seconds_for_one_game_as_for_a_mix() -> None:
     """``time/<part>_seconds`` has one meaning however the rollouts are joined: the work
     done. The one-game Ray path took the slowest worker's seconds; a mix on Ray summed them."""
-    from spar_train.ppo.games import MixGame
+    from spar_train.games import MixGame
     from spar_train.ppo.sources.base import join_games
 
     parts = _rollouts((5, 40), hands=1)

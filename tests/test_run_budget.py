@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers.cli import TINY
 
-import spar_train.ppo.games
+import spar_train.ppo.hooks
 import spar_train.ppo.learn
 import spar_train.ppo.warm_start
 from spar_train.config import load_config
@@ -95,9 +95,9 @@ def test_ppo_stops_where_another_update_and_the_last_evaluation_would_not_fit(
     """Updates of 100 s, evaluations of 150 s, 11 minutes: three updates and two evaluations
     fit (600 s). Before the fix the run went on while under the budget and then evaluated
     past it: five updates and three evaluations, 950 s."""
-    learn, games = spar_train.ppo.learn, spar_train.ppo.games.OwnGame  # a game alone's run
+    learn, hooks = spar_train.ppo.learn, spar_train.ppo.hooks
     monkeypatch.setattr(learn, "ppo_update", slow(learn.ppo_update, clock, 100))
-    monkeypatch.setattr(games, "evaluate", slow(games.evaluate, clock, 150))
+    monkeypatch.setattr(hooks, "evaluate_games", slow(hooks.evaluate_games, clock, 150))
     config = load_config(TINY, ["run.max_minutes=11", "warmstart.updates=0", "run.updates=50",
                                 "rollout.games=32", "eval.deals=10", "eval.every=2"])  # fmt: skip
     result = train(config, tmp_path)

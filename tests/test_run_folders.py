@@ -125,7 +125,7 @@ def test_resuming_keeps_every_warm_start_point(capsys, tmp_path, monkeypatch) ->
 # ----- 4. --resume of a checkpoint that does not fit is one line ------------------------------
 def _bad_payload(payload: dict, case: str) -> dict:
     from spar_train.config import load_config
-    from spar_train.ppo.games import build_model, game_mix
+    from spar_train.games import build_model, game_mix
 
     if case == "a smaller network":
         config = load_config(TINY, ["model.hidden=[32, 32]"])

@@ -171,7 +171,7 @@ def test_a_ppo_agent_models_the_seats_by_its_own_probabilities(universal) -> Non
     from test_ppo import MIX, tiny
 
     from spar_agents.ppo.agent import PPOAgent
-    from spar_train.ppo.games import build_model, game_mix
+    from spar_train.games import build_model, game_mix
 
     config = tiny("game.players=4", *([MIX] if universal else []))
     model = build_model(config, game_mix(config))

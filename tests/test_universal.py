@@ -22,7 +22,7 @@ from spar_env.observation.per_game import encode, layout_for
 from spar_env.observation.universal import NUM_ACTIONS_V2, OBS_V2_SIZE, OFFSETS, encode_v2, view_for
 from spar_env.rules import PRESETS, make_rules
 from spar_train.config import ConfigError, load_config
-from spar_train.ppo.games import mix_games, shares
+from spar_train.games import mix_games, shares
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_PRESETS = [name for name in PRESETS if name not in ("mini", "micro")]

@@ -169,7 +169,7 @@ class RunBudget:
 def eval_decisions(config: Config) -> int:
     """The learner's decisions in an evaluation: it holds one seat of every hand, in every
     rotation, against every opponent, in every game of a mix."""
-    from spar_train.ppo.games import mix_games
+    from spar_train.games import mix_games
 
     games = [g.rules for g in mix_games(config)]
     e = config.eval

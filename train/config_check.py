@@ -214,8 +214,8 @@ def _is_bot(actor: str) -> bool:
 
 def _check_match_reward(c: Config) -> None:
     """``ppo.reward``: "hand", or "match" for games that end at a target, in one process."""
+    from spar_train.games import mix_games
     from spar_train.match.reward import REWARDS, why_no_match_reward
-    from spar_train.ppo.games import mix_games
 
     p = c.ppo
     _require(p.reward in REWARDS, "ppo.reward", " or ".join(REWARDS), p.reward)
@@ -257,7 +257,7 @@ def _check_device(name: str) -> None:
 def _check_mix(c: Config) -> None:
     """A ``game.mix`` is for PPO; every game in it must be playable, and on Ray each worker
     needs a game of its own (a game is played whole by one worker)."""
-    from spar_train.ppo.games import mix_games, shares
+    from spar_train.games import mix_games, shares
 
     _require(c.algorithm == "ppo", "game.mix", "used with algorithm ppo only", c.algorithm)
     games = mix_games(c)
@@ -359,7 +359,7 @@ def _check_search(c: Config) -> None:
              '"hand" with search.games (search values a card by the hand\'s payoff)',
              c.ppo.reward)  # fmt: skip
     from spar_agents.search import check_rules
-    from spar_train.ppo.games import mix_games
+    from spar_train.games import mix_games
 
     for game in mix_games(c):
         try:

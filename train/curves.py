@@ -5,7 +5,7 @@
 :func:`read_scalars` gives every scalar tag of a run as ``(steps, values)``
 arrays; :func:`plot_run` draws the evaluation payoffs (with their 95%
 intervals) and the skill rates against the updates; for a run over a mix of
-games (:mod:`spar_train.ppo.games`), each game's payoff instead of the skills, one
+games (:mod:`spar_train.games`), each game's payoff instead of the skills, one
 colour per variant.
 """
 

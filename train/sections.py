@@ -54,7 +54,7 @@ class GameSection:
     variant: str = "spar"  # a preset (spar_env.rules.PRESETS)
     players: int = 4  # seats at the table
     options: dict[str, Any] = field(default_factory=dict)  # any ruleset field
-    # Many games for one network instead (spar_train.ppo.games): tables of variant, players
+    # Many games for one network instead (spar_train.games): tables of variant, players
     # (a count, a list or "all"), options and weight. Absent: the one game above (an empty
     # list is refused: it names no game).
     mix: list[dict[str, Any]] = field(default_factory=list)

@@ -18,8 +18,8 @@ from spar_train.sections import Config
 
 def joining_rules(config: Config) -> Ruleset:
     """The game a run's agent joins a league for: the run's game (a mix: its home game, the
-    one its ``ppo:`` agent plays, :attr:`spar_train.ppo.games.GameMix.home`)."""
-    from spar_train.ppo.games import game_mix
+    one its ``ppo:`` agent plays, :attr:`spar_train.games.GameMix.home`)."""
+    from spar_train.games import game_mix
 
     return game_mix(config).home
 

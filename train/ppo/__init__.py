@@ -26,7 +26,6 @@ module                                    what it holds
 :mod:`~spar_train.ppo.loop`               :func:`train`: start, warm start, the loop
 :mod:`~spar_train.ppo.start`              the run's parts built once; the choice of source
 :mod:`~spar_train.ppo.parts`              the parts the loop and hooks share; the result
-:mod:`~spar_train.ppo.games`              the games, read once: a mix, or one game (a mix of one)
 :mod:`~spar_train.ppo.sources`            the rollout source and what it is made of
 :mod:`~spar_train.ppo.wrappers`           where a source plays: a worker process, Ray actors
 :mod:`~spar_train.ppo.learn`              one update: GAE, PPO, the magnet, the divergence check
@@ -37,7 +36,8 @@ module                                    what it holds
 :mod:`~spar_train.ppo.divergence`         a diverged run stops, naming the likely cause
 ========================================  =====================================================
 
-A new training feature is a source, a wrapper, a loss term or a hook.
+A new training feature is a source, a wrapper, a loss term or a hook. The games a run plays
+(a mix, or one game: a mix of one) are the run's, read once by :mod:`spar_train.games`.
 
 The names below are imported on first use: the overlap's worker process imports
 :mod:`~spar_train.ppo.wrappers.worker` and the sources alone, never the loop, the warm start

@@ -12,7 +12,7 @@ one line naming the file instead of a traceback from deep inside torch (or a Ray
 (``rollout.games``, ``rollout.overlap``) or whether there is a magnet, naming the key;
 :func:`restore_run`
 checks the checkpoint is the run's game (a mix run: the same mix,
-:meth:`~spar_train.ppo.games.GameMix.check_checkpoint`) and puts each piece back, so the run
+:meth:`~spar_train.games.GameMix.check_checkpoint`) and puts each piece back, so the run
 goes on bit for bit (:func:`restore_checked` turns what a damaged payload raises there into
 one :class:`~spar_agents.ppo.checkpoint.CheckpointError`).
 """

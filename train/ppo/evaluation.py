@@ -8,7 +8,7 @@ network (with its skills, ``pimc`` every ``eval.pimc_every`` evaluations, matche
 ``eval.matches`` asks); :func:`evaluate_each_game` a mix's network, game by game and then the
 mean over games; :func:`log_exploitability` is the exact exploitability of a small game
 (``eval.exact``). The run's evaluation hook (:mod:`spar_train.ppo.hooks`) calls the one its
-games ask for (:meth:`spar_train.ppo.games.GameMix.evaluate`).
+games ask for (:func:`evaluate_games`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_env.core import State
 from spar_env.rules import Ruleset
 from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
+from spar_train.games import GameMix, OwnGame
 from spar_train.sections import Config
 
 
@@ -61,6 +62,17 @@ def evaluate_learner(
         out[spec].update(match)
     writer.flush()
     return out
+
+
+def evaluate_games(
+    mix: GameMix, config: Config, model: ActorCritic, writer: Any, step: int
+) -> dict[str, dict[str, float]]:
+    """The learner on the run's games: a run of one game (no ``game.mix``) against every eval
+    opponent (and ``pimc`` when due), with its skills (:func:`evaluate_learner`); a mix's every
+    game, then the mean over games, by opponent (:func:`evaluate_each_game`)."""
+    if isinstance(mix, OwnGame):
+        return evaluate_learner(config, mix.home, model, writer, step)
+    return evaluate_each_game(config, [(g.name, g.rules) for g in mix.games], model, writer, step)
 
 
 def evaluate_each_game(

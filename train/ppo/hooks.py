@@ -25,7 +25,7 @@ from __future__ import annotations
 from spar_agents.ppo.device import describe_device
 from spar_train.hooks import Hook
 from spar_train.ppo.checkpoint import save_policy, save_run
-from spar_train.ppo.evaluation import log_exploitability
+from spar_train.ppo.evaluation import evaluate_games, log_exploitability
 from spar_train.ppo.parts import Run, Update
 from spar_train.progress import Progress, Reporter
 
@@ -60,7 +60,7 @@ class TimeLimit(Hook):
 
 class Evaluation(Hook):
     """Every ``eval.every`` updates and after the last one, the greedy policy against the
-    eval opponents (:meth:`~spar_train.ppo.games.GameMix.evaluate`), and with ``eval.exact``
+    eval opponents (:func:`~spar_train.ppo.evaluation.evaluate_games`), and with ``eval.exact``
     the sampled policy's exact exploitability."""
 
     def on_update(self, run: Run, update: Update) -> bool:
@@ -68,7 +68,7 @@ class Evaluation(Hook):
         if update.step % config.eval.every == 0 or update.final:
             result = run.result
             result.evaluations = run.budget.timed_evaluation(
-                run.mix.evaluate, config, run.model, run.writer, update.step
+                evaluate_games, run.mix, config, run.model, run.writer, update.step
             )
             if config.eval.exact:
                 result.exploitability = log_exploitability(run.mix.home, run.model, run.writer,

@@ -23,7 +23,7 @@ from spar_agents.ppo.precision import Precision, resolve
 from spar_agents.ppo.update import PPOSettings
 from spar_env.rules import Ruleset
 from spar_train.budget import RunBudget
-from spar_train.ppo.games import GameMix
+from spar_train.games import GameMix
 from spar_train.ppo.sources.base import Rollout, RolloutSource
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.progress import Summary

@@ -1,6 +1,6 @@
 """A PPO run's start: its parts built once from its config, and a resumed run's put back.
 
-:func:`start_run` reads the games once (:func:`~spar_train.ppo.games.game_mix`), resolves where
+:func:`start_run` reads the games once (:func:`~spar_train.games.game_mix`), resolves where
 the learner runs and in which arithmetic (:class:`~spar_train.ppo.parts.Placement`), seeds
 torch and the run's generator, and builds the network, its optimiser, the magnet, the rollout
 source (:func:`make_source`: the one place that chooses where the games are played) and the
@@ -27,6 +27,7 @@ from spar_agents.ppo.update import make_optimizer
 from spar_env.atomic import atomic_output
 from spar_train.budget import Budget, RunBudget
 from spar_train.config import CONFIG_FILE, Config, dump_config
+from spar_train.games import GameMix, build_model, game_mix, reward_scale
 from spar_train.ppo.checkpoint import (
     check_fits,
     check_same_state,
@@ -34,7 +35,6 @@ from spar_train.ppo.checkpoint import (
     restore_checked,
     restore_run,
 )
-from spar_train.ppo.games import GameMix, build_model, game_mix, reward_scale
 from spar_train.ppo.learn import ppo_settings
 from spar_train.ppo.parts import Counters, Placement, Run, RunResult
 from spar_train.ppo.sources.base import RolloutSource, SourceMaker

@@ -34,9 +34,9 @@ from spar_agents.ppo.score_inputs import WIDTH as SCORE_WIDTH
 from spar_agents.shipped import resolve_bot
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
+from spar_train.games import GameMix
 from spar_train.ppo.checkpoint import save_run
 from spar_train.ppo.divergence import check_finite
-from spar_train.ppo.games import GameMix
 from spar_train.ppo.parts import Run
 from spar_train.ppo.sources.base import RolloutSource
 from spar_train.ppo.sources.pools import SELF

@@ -24,7 +24,7 @@ from spar_agents.base import Agent
 from spar_agents.ppo.improve import SearchTargets
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
-from spar_train.ppo.games import MixGame
+from spar_train.games import MixGame
 from spar_train.ppo.sources.pools import MixPool
 
 if TYPE_CHECKING:

@@ -44,9 +44,9 @@ from spar_env.core import State, unpack
 from spar_env.history import History, step_with_history
 from spar_env.observation.per_game import layout_for
 from spar_env.rules import Ruleset
+from spar_train.games import View
 from spar_train.match.equity import EquityTable
 from spar_train.match.reward import chances_now
-from spar_train.ppo.games import View
 from spar_train.ppo.sources.base import Rollout
 from spar_train.ppo.sources.lockstep import LearnerTurn, Play, PolicyTurn, Turn
 from spar_train.ppo.sources.pools import LEARNER, OpponentPool
@@ -136,7 +136,7 @@ class GameBatch:
         games: how many games the batch plays at once.
         rng: draws the first deals (and the random starts).
         view: what the learner reads of the game and how it acts there
-            (:class:`~spar_train.ppo.games.OwnView`, or a universal view in a mix).
+            (:class:`~spar_train.games.OwnView`, or a universal view in a mix).
         reward_scale: the game's payoffs times this are the learner's rewards.
         match_table: pay each hand's change of match equity instead (``ppo.reward = "match"``).
         random_starts: ``ppo.match_starts``, the share of sessions begun at random scores.

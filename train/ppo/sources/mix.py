@@ -1,15 +1,15 @@
 """The rollout source: every game of a run's mix on the batch core, in lockstep.
 
-A run's games are a :class:`~spar_train.ppo.games.GameMix`; a single game is a mix of one.
+A run's games are a :class:`~spar_train.games.GameMix`; a single game is a mix of one.
 :class:`MixSource` gives each game its share of ``rollout.games``
-(:meth:`~spar_train.ppo.games.GameMix.shares`) and plays it in a
+(:meth:`~spar_train.games.GameMix.shares`) and plays it in a
 :class:`~spar_train.ppo.sources.batch.GameBatch` of its own, each recording what the learner
 reads of its game (its own observation, or observation v2 and the v2 action grid in a
 ``game.mix``), so that the records of every game concatenate into one PPO batch for the one
 network (:func:`~spar_train.ppo.sources.base.join_games`). The games play in lockstep: each
 step's decisions of every game are answered by one forward pass per network, the learner's and
 each snapshot's (:mod:`spar_train.ppo.sources.lockstep`). Each game's rewards are scaled by its
-own payoff scale (:func:`~spar_train.ppo.games.reward_scale`).
+own payoff scale (:func:`~spar_train.games.reward_scale`).
 
 A worker (:mod:`spar_train.ppo.wrappers`) plays a part of the mix: ``pieces`` names its
 games and how many of each it plays (a whole game of a mix on Ray, a share of a single game).
@@ -28,8 +28,8 @@ import torch
 from spar_agents.base import Agent
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
+from spar_train.games import GameMix, reward_scale
 from spar_train.match.reward import match_table_of
-from spar_train.ppo.games import GameMix, reward_scale
 from spar_train.ppo.sources.base import PooledGames, Rollout, SourceMaker, join_games
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.lockstep import Answer, Play, play_in_lockstep

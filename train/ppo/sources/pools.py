@@ -30,7 +30,7 @@ from spar_agents import Agent, make_agent
 from spar_agents.ppo.agent import PPOAgent
 from spar_agents.ppo.network import ActorCritic
 from spar_env.rules import Ruleset
-from spar_train.ppo.games import MixGame
+from spar_train.games import MixGame
 
 LEARNER = -1  # role of a seat held by the learner
 SELF, SNAPSHOT = "self", "snapshot"
@@ -45,7 +45,7 @@ class OpponentPool:
         keep: how many snapshots to keep (the most recent).
         make_model: builds an empty network of the learner's shape (for snapshots).
         universal: the learner reads observation v2 (a game mix,
-            :mod:`spar_train.ppo.games`), so its snapshots do too.
+            :mod:`spar_train.games`), so its snapshots do too.
     """
 
     def __init__(

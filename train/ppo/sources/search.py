@@ -53,7 +53,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.search import SearchAgent, policy_of
 from spar_env.core import unpack
 from spar_env.core.bits import popcount
-from spar_train.ppo.games import GameMix, MixGame, reward_scale
+from spar_train.games import GameMix, MixGame, reward_scale
 from spar_train.ppo.sources.base import (
     ModelMaker,
     PartSource,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from spar_train.distributed import connect
-from spar_train.ppo.games import GameMix
+from spar_train.games import GameMix
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
 from spar_train.ppo.wrappers.shares import WorkerSources, worker_args
 from spar_train.ppo.wrappers.worker import RolloutWorker, WorkerState

@@ -22,7 +22,7 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from spar_agents.ppo.precision import Precision
-from spar_train.ppo.games import GameMix
+from spar_train.games import GameMix
 from spar_train.ppo.wrappers.rpc import Asking, ProcessWorker, WorkerDied
 from spar_train.ppo.wrappers.shared import SharedSource, WorkerLost
 from spar_train.ppo.wrappers.shares import WorkerSources, worker_args

@@ -59,7 +59,7 @@ import torch
 from spar_agents.base import Agent
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
-from spar_train.ppo.games import GameMix
+from spar_train.games import GameMix
 from spar_train.ppo.sources.base import PooledGames, Rollout, join_workers
 from spar_train.ppo.sources.mix import Piece
 from spar_train.ppo.sources.pools import MixPool, weights_of

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from spar_train.ppo.games import GameMix, build_model
+from spar_train.games import GameMix, build_model
 from spar_train.ppo.sources.base import SourceMaker
 from spar_train.ppo.sources.mix import Piece
 from spar_train.sections import Config
@@ -54,7 +54,7 @@ def worker_pieces(counts: Sequence[int], workers: int) -> list[list[Piece]]:
 
 def assign_games(counts: Sequence[int], workers: int) -> list[list[int]]:
     """Which games of a mix (by index) each of ``workers`` workers plays, given each game's
-    number of games (``counts``, :func:`~spar_train.ppo.games.shares`).
+    number of games (``counts``, :func:`~spar_train.games.shares`).
 
     Each game goes whole to one worker, the largest first (ties: the lower index) to the
     worker with the fewest games so far (ties: the lower worker), which keeps the workers'

@@ -1,4 +1,4 @@
-"""The games a PPO run trains on: a weighted mix of games, of which a single game is a mix of one.
+"""The games a run trains on: a weighted mix of games, of which a single game is a mix of one.
 
 ``[game] mix`` names a weighted distribution over games. Each entry is a table ``{variant,
 players, options, weight}``; ``players`` is a count, a list of counts or ``"all"`` (every
@@ -54,8 +54,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from spar_agents.ppo.agent import check_game
+from spar_agents.ppo.checkpoint import CheckpointError
 from spar_agents.ppo.network import ActorCritic
-from spar_agents.signature import game_signature, universal_signature
+from spar_agents.signature import describe, game_signature, universal_signature
 from spar_agents.signature import rules_of as signature_rules
 from spar_env.core import State
 from spar_env.observation.per_game import Encoder, layout_for, max_hand_points
@@ -173,22 +175,9 @@ class GameMix:
         """``total`` games shared out among the games by weight (:func:`shares`)."""
         return shares(total, [g.weight for g in self.games])
 
-    def evaluate(
-        self, config: Config, model: ActorCritic, writer: Any, step: int
-    ) -> dict[str, dict[str, float]]:
-        """Every game against every eval opponent, then the mean over games, by opponent."""
-        from spar_train.ppo.evaluation import evaluate_each_game  # not in a rollout worker
-
-        return evaluate_each_game(
-            config, [(g.name, g.rules) for g in self.games], model, writer, step
-        )
-
     def check_checkpoint(self, saved: dict[str, Any], config: Config) -> None:
         """Raise :class:`~spar_agents.ppo.checkpoint.CheckpointError` unless the checkpoint
         ``saved`` was trained on this mix: a resumed run keeps its games."""
-        from spar_agents.ppo.checkpoint import CheckpointError
-        from spar_agents.signature import describe
-
         changed = mix_change(saved.get("config", {}), config)
         if changed or saved["game"] != self.signature:
             raise CheckpointError(
@@ -223,19 +212,9 @@ class OwnGame(GameMix):
         rules = self.home
         return layout_for(rules).high, rules.num_actions, (rules.players - 1) * rules.num_card_ids
 
-    def evaluate(
-        self, config: Config, model: ActorCritic, writer: Any, step: int
-    ) -> dict[str, dict[str, float]]:
-        """The game against every eval opponent (and ``pimc`` when due), with its skills."""
-        from spar_train.ppo.evaluation import evaluate_learner  # not in a rollout worker
-
-        return evaluate_learner(config, self.home, model, writer, step)
-
     def check_checkpoint(self, saved: dict[str, Any], config: Config) -> None:
         """Raise :class:`~spar_agents.ppo.checkpoint.CheckpointError` unless the checkpoint
         ``saved`` was trained for this game."""
-        from spar_agents.ppo.agent import check_game
-
         check_game(saved["game"], self.home, "the checkpoint")
 
 
