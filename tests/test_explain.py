@@ -129,14 +129,14 @@ def test_a_six_led_to_the_last_trick_is_explained_as_three_paid_by_each_loser() 
     explained = explain_hand(state, 0)
     assert say(explained.why_points()) == "why 3 points: trick 5 won with 6♠ scores 3"
     assert say(explained.why_payoff(0)) == "3 from seat 1 + 3 from seat 2"
-    assert say(explained.why_payoff(1)) == "pays you the hand's 3"
+    assert say(explained.why_payoff(1)) == "pays you the hand's points (3)"
     assert "you: score 0 + 3 = 3; 10 points win the match" in map(say, explained.lines())
     french = Voice(rules, "fr", seat=0).text  # the same hand, as a French player reads it
     assert (
         french(explained.why_points()) == "pourquoi 3 points\u00a0: le pli 5 gagné avec 6♠ vaut 3"
     )
     assert french(explained.why_payoff(0)) == "3 du siège 1 + 3 du siège 2"
-    assert french(explained.why_payoff(1)) == "paie les 3 de la main à vous"
+    assert french(explained.why_payoff(1)) == "paie les points de la main (3) à vous"
 
 
 def test_a_card_that_must_follow_suit_names_the_suit_and_the_cards_held() -> None:

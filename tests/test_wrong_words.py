@@ -180,7 +180,7 @@ def test_the_hands_points_and_payoffs_read_as_sentences_in_both_languages() -> N
     }
     assert said["fr"][0].endswith("qui n'est ni un 6 ni un 7")
     assert said["fr"][1].endswith("qui n'est pas un 6")
-    assert said["fr"][2] == "paie au siège 2 les points de la main (1)"
+    assert said["fr"][2] == "paie les points de la main (1) au siège 2"
     assert said["en"][0].endswith(", neither a 6 nor a 7")
     assert said["en"][2] == "pays seat 2 the hand's points (1)"
 

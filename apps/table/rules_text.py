@@ -29,7 +29,8 @@ def variant_name(rules_or_variant: Ruleset | str, language: Language = DEFAULT_L
 
 
 def typing_examples(rules: Ruleset, language: Language = DEFAULT_LANGUAGE) -> list[str]:
-    """Three ways to type a card of this deck: ``10h``, ``as``, ``6♥`` (the ranks vary)."""
+    """Three ways to type a card of this deck: ``10h``, ``ad``, ``6♥`` (the ranks vary; in
+    French ``10c``, ``ak``: the suits' French letters)."""
     high = rules.ranks[0]
     ten = (
         "10" if "10" in rules.ranks and high != "10" else rules.ranks[min(1, len(rules.ranks) - 1)]
@@ -37,7 +38,7 @@ def typing_examples(rules: Ruleset, language: Language = DEFAULT_LANGUAGE) -> li
     voice = Voice(rules, language)
     return [
         voice.code(rules.card_of(ten, ("H", "D", "C", "S"))),
-        voice.code(rules.card_of(high, ("S", "C", "D", "H"))),
+        voice.code(rules.card_of(high, ("D", "S", "C", "H"))),
         voice.card(rules.card_id(rules.example_card())),
     ]
 

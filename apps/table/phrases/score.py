@@ -33,7 +33,7 @@ MESSAGES = {
     "payoff.points": {"en": "{points}, the hand's points", "fr": "{points}, les points de la main"},
     "payoff.pays": {
         "en": "pays {who} the hand's points ({points})",
-        "fr": "paie {who:a} les points de la main ({points})",
+        "fr": "paie les points de la main ({points}) {who:a}",
     },
     "payoff.from": {"en": "{points} from {who}", "fr": "{points} {who:de}"},
     "payoff.winner_only": {
