@@ -163,6 +163,7 @@ def test_files_of_others_in_a_state_folder_are_never_touched(tmp_path: Path, lob
     folder = tmp_path / "state"
     GameFolder(folder).close()
     for where in (folder, folder / "tables", folder / "games", folder / "records"):
+        where.mkdir(exist_ok=True)
         for name, text in FOREIGN.items():
             (where / name).write_text(text)
     old = {"version": 1, "id": "x" * 20, "saved": 0}  # an expired table, but not a name of ours
@@ -200,13 +201,14 @@ def test_a_folder_of_ours_that_is_a_link_is_refused(tmp_path: Path, lobby, part,
     folder = tmp_path / "state"
     GameFolder(folder).close()
     if not marked:
-        (folder / ".spar-serve").unlink()
+        (folder / ".spar-serve").unlink(missing_ok=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     for name, text in FOREIGN.items():
         (elsewhere / name).write_text(text)
     (elsewhere / f"{'A' * 16}.json").write_text("{}")  # a name of ours, in a folder of theirs
-    (folder / part).rmdir()
+    if (folder / part).is_dir():
+        (folder / part).rmdir()
     os.symlink(elsewhere, folder / part)
     before = snapshot(elsewhere)
     refused_in_one_line(folder, lobby, "symbolic link", part)
@@ -221,8 +223,9 @@ def test_a_plain_file_where_a_folder_belongs_is_refused_clearly(
     folder = tmp_path / "state"
     GameFolder(folder).close()
     if not marked:
-        (folder / ".spar-serve").unlink()
-    (folder / part).rmdir()
+        (folder / ".spar-serve").unlink(missing_ok=True)
+    if (folder / part).is_dir():
+        (folder / part).rmdir()
     (folder / part).write_text(PRECIOUS)
     refused_in_one_line(folder, lobby, f"{part} is a regular file, not a folder")
     assert (folder / part).read_text() == PRECIOUS
@@ -247,6 +250,7 @@ def test_a_records_file_that_links_elsewhere_is_never_written_through(
     victim.write_text(PRECIOUS)
     setup, form, people, timer, _ = table_form(lobby, {"people": 2, "name": "Ama"}, 5.0)
     table = tables.new(setup, form, people, timer)
+    (folder / "records").mkdir(exist_ok=True)
     os.symlink(victim, folder / "records" / f"{table.id}-0.jsonl")
     table.take("Ama")
     table.take("Kofi")
@@ -286,7 +290,8 @@ def test_records_folder_replaced_by_a_file_loses_records_not_the_table(
     folder = tmp_path / "state"
     state = GameFolder(folder)
     tables = FriendsTables(10, 3600, state)
-    (folder / "records").rmdir()
+    if (folder / "records").is_dir():
+        (folder / "records").rmdir()
     (folder / "records").write_text(PRECIOUS)  # while the server runs
     with caplog.at_level(logging.WARNING, logger="spar.serve"):
         table = play_a_hand(tables, lobby)  # saves: no OSError, the table is kept
@@ -316,6 +321,26 @@ def test_records_written_again_clear_the_warning(tmp_path: Path, lobby, monkeypa
     state.close()
     assert "warning" not in table.view(0)
     assert os.listdir(folder / "records") == [f"{table.id}-0.jsonl"]
+
+
+def test_a_table_taken_up_writes_its_records_as_they_were(tmp_path: Path, lobby) -> None:
+    """The plays a bot made for people away stay in the records of the hands ended before a
+    restart, when the match's records are written again after it."""
+    folder = tmp_path / "state"
+    state = GameFolder(folder)
+    table = play_a_hand(FriendsTables(10, 3600, state), lobby)  # every play the bot's
+    state.close()
+    records = folder / "records" / f"{table.id}-0.jsonl"
+    before = records.read_text()
+    assert '"stood_in"' in before
+    state = GameFolder(folder)
+    tables = FriendsTables(10, 3600, state)
+    assert tables.restore(lobby.setup) == 1
+    (again,) = tables.tables()
+    again.game.next_hand(again.game.turn)
+    tables.save(again)
+    state.close()
+    assert records.read_text() == before
 
 
 # ----- names that become paths -------------------------------------------------------------

@@ -27,7 +27,10 @@ Bots move on worker threads (--workers, default the cores), so a slow
 opponent delays only its own game; a server full of games, or with too many
 bot moves waiting, answers 503 at once. --state DIR keeps every game on
 disk after each move, and a server started again on DIR takes up the
-unfinished games where they were: a player's page carries on.
+unfinished games where they were: a player's page carries on. DIR is the
+server's own: a new or empty folder (or one of an earlier spar serve), with
+games/, tables/ and records/ inside; it never follows a link there, and a
+folder holding files of another is refused, untouched.
 
 A table of friends (the page's "Play with friends") seats several people and
 the bots: its maker sends the invitation link, each friend who opens it takes a

@@ -103,6 +103,7 @@ class WebGame:
             )
         self.friends = len(self.table.people) > 1  # a table of friends: hidden more, kept apart
         self.stood_in: dict[int, list[int]] = {}  # this hand's plays a bot made for the away
+        self._stood_in_ended: list[dict[int, list[int]]] = []  # the same, of each hand ended
         self.turn = 0
         self.records: list[dict[str, Any]] = []
         self._recorded = 0  # hands of the session whose end has been met
@@ -150,6 +151,9 @@ class WebGame:
             "turn": self.turn,
             "log": list(self.table.log),
             "stood_in": {str(s): plays for s, plays in self.stood_in.items()},
+            "stood_in_ended": [  # each ended hand's, for its record
+                {str(s): plays for s, plays in hand.items()} for hand in self._stood_in_ended
+            ],
             "choices": self.table.choices.bit_generator.state,
             "hints": self._hint_rng.bit_generator.state,
         }
@@ -167,8 +171,13 @@ class WebGame:
         if type(turn) is not int or not 0 <= turn <= len(log):
             raise ValueError(f"its turn {turn!r} is no turn of its log")
         table = self.table
+        ended = saved.get("stood_in_ended", [])  # absent from a file of an earlier server
+        if not isinstance(ended, list):
+            raise ValueError("its stood_in_ended is not a list")
+        ended = [_stood_in(hand, table.rules.players) for hand in ended]
         for action in log:
             table.apply(action)
+            self.stood_in = ended[self._recorded] if self._recorded < len(ended) else {}
             self._keep_record()
         table.choices.bit_generator.state = saved["choices"]
         self._hint_rng.bit_generator.state = saved["hints"]
@@ -379,6 +388,7 @@ class WebGame:
                     record["seats"][seat]["stood_in"] = plays
             if record is not None:
                 self.records.append(record)
+            self._stood_in_ended.append(self.stood_in)
             self.stood_in = {}
 
     def _resume(self) -> None:

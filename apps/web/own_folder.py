@@ -6,16 +6,17 @@ not at all.
 descriptor (``openat``, ``renameat``, ``unlinkat``): a link planted later, at a file's name
 or in place of a folder inside it, leads nowhere.
 
-=======================  ===============================================================
-what a name holds        what :class:`OwnFolder` does with it
-=======================  ===============================================================
-a regular file           read (past a size limit: refused), replaced atomically, removed
-                         or renamed
-nothing                  written (a temporary file beside it, flushed, renamed over it)
-a symbolic link          never followed, read, replaced, removed or renamed: refused
-a FIFO, a device,        never opened (a FIFO would block the reader): refused
-a socket, a folder
-=======================  ===============================================================
+====================================  ==================================================
+what a name holds                     what :class:`OwnFolder` does with it
+====================================  ==================================================
+a regular file                        read (past a size limit: refused), replaced
+                                      atomically, removed or renamed
+nothing                               written (a temporary file beside it, flushed,
+                                      renamed over it)
+a symbolic link                       never followed, read, replaced, removed or renamed:
+                                      refused
+a FIFO, a device, a socket, a folder  never opened (a FIFO would block the reader): refused
+====================================  ==================================================
 
 Every name it is given must be a plain file name (letters, digits, ``_``, ``-``, ``.``, no
 ``/``, no NUL, not ``.`` or ``..``): a name made from data that went wrong is refused as an
@@ -150,7 +151,7 @@ class OwnFolder:
         Raises:
             OSError: if ``name`` is missing, or holds anything but a regular file (a link
                 or a FIFO is refused unopened).
-            LimitError: for a file larger than ``limit`` bytes.
+            spar_env.limits.LimitError: for a file larger than ``limit`` bytes.
         """
         self._regular_or_nothing(name, "read")
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
