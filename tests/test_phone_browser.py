@@ -110,9 +110,12 @@ def test_a_phone_game_shows_the_hand_reads_typed_cards_and_fits_the_review(
                 label = RANK["fr"].get(card[:-1], card[:-1]).upper() if language == "fr" else card[:-1]  # fmt: skip
                 assert label + SYMBOL["H"] in page.inner_text("#happened")
                 hearts += 1
-            elif mine:
+            elif mine:  # a click plays the card clicked (sent with its symbol: 10C is 10 de cœur)
+                clicked = legal[0]
                 page.locator("#hand .card.legal").first.click()
                 page.wait_for_function(f"Number(document.body.dataset.turn) > {before}", timeout=WAIT)  # fmt: skip
+                held = [c.get_attribute("data-card") for c in page.locator("#hand .card").all()]
+                assert clicked not in held, (clicked, held)
             else:
                 page.wait_for_function(f"Number(document.body.dataset.turn) > {before} || document.body.dataset.phase === 'over'", timeout=WAIT)  # fmt: skip
 
