@@ -23,7 +23,9 @@ also ends by its own rule (--end, --target, or --set end=...). Your last card
 of a hand leaves no choice: it is played for you, and the table says so.
 
 The table speaks English or French: --lang fr, or your locale (LANG=fr_FR.UTF-8);
-in French the cards are written R, D, V for K, Q, J, and typed either way.
+in French the cards are written R, D, V for K, Q, J and typed with the French
+letters (P pique, C cœur, K carreau, T trèfle: 10c is 10 de cœur) or the suit
+symbols; a word that could be two cards (qc) is refused, never guessed.
 --pace shows each trick just won for some seconds (--pace 1.5) or until Enter
 (--pace tap); by default the table goes straight on, and "what happened" tells it.
 
