@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from spar_train.games import mix_games
 from spar_train.progress import Progress, Reporter
 from spar_train.sections import Config
 
@@ -169,8 +170,6 @@ class RunBudget:
 def eval_decisions(config: Config) -> int:
     """The learner's decisions in an evaluation: it holds one seat of every hand, in every
     rotation, against every opponent, in every game of a mix."""
-    from spar_train.games import mix_games
-
     games = [g.rules for g in mix_games(config)]
     e = config.eval
     hands = (e.deals + e.matches * MATCH_HANDS) * len(e.opponents)  # a rotation's

@@ -26,6 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from spar_train.league import add_entrants
+
 if TYPE_CHECKING:
     from spar_train.mccfr import MCCFRResult
     from spar_train.ppo.parts import RunResult
@@ -63,8 +65,6 @@ class JoinLeague(Hook):
         self.error: str | None = None
 
     def on_end(self, result: TrainResult) -> None:
-        from spar_train.league import add_entrants
-
         self.spec = result.agent_spec
         try:
             self.joined = bool(add_entrants(self.folder, [self.spec], result.rules))

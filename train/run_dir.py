@@ -25,6 +25,8 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from spar_agents.ppo.checkpoint import save_checkpoint
+from spar_agents.ppo.checkpoint_names import list_checkpoints
 from spar_env.atomic import OutputPathError, refuse_links
 from spar_env.lockfile import LockFileError, LockHeld, lock_holder, take_lock
 from spar_train.sections import ConfigError
@@ -168,9 +170,6 @@ def _noted(error: Exception, note: str) -> Exception:
 def write_checkpoint(path: Path, payload: dict, run_dir: Path) -> None:
     """:func:`~spar_agents.ppo.checkpoint.save_checkpoint`, where a failed write (a full disk) is one
     ``OSError`` that says the earlier checkpoints are intact and how to go on."""
-    from spar_agents.ppo.checkpoint import save_checkpoint
-    from spar_agents.ppo.checkpoint_names import list_checkpoints
-
     try:
         save_checkpoint(path, payload)
     except OSError as e:

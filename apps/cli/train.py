@@ -254,7 +254,7 @@ def _summary(console: Console, summary: Any) -> None:
 def _resume_hint(run_dir: Path) -> str:
     """How to go on with a run stopped by Ctrl-C: from its checkpoint, or from the beginning."""
     from spar_train.mccfr import has_tables
-    from spar_train.ppo import has_checkpoint
+    from spar_train.ppo.checkpoint import has_checkpoint
 
     if has_checkpoint(run_dir) or has_tables(run_dir):
         return f"resume from the latest checkpoint with spar train --resume {run_dir}"

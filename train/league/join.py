@@ -12,6 +12,7 @@ from pathlib import Path
 
 from spar_agents.signature import describe_game
 from spar_env.rules import Ruleset
+from spar_train.games import game_mix
 from spar_train.league.store import FILE, game_of, load
 from spar_train.sections import Config
 
@@ -19,8 +20,6 @@ from spar_train.sections import Config
 def joining_rules(config: Config) -> Ruleset:
     """The game a run's agent joins a league for: the run's game (a mix: its home game, the
     one its ``ppo:`` agent plays, :attr:`spar_train.games.GameMix.home`)."""
-    from spar_train.games import game_mix
-
     return game_mix(config).home
 
 

@@ -39,9 +39,13 @@ module                                    what it holds
 A new training feature is a source, a wrapper, a loss term or a hook. The games a run plays
 (a mix, or one game: a mix of one) are the run's, read once by :mod:`spar_train.games`.
 
-The names below are imported on first use: the overlap's worker process imports
-:mod:`~spar_train.ppo.wrappers.worker` and the sources alone, never the loop, the warm start
-(onnx), the checkpoints or the evaluation, which would add most of a second to its start.
+The package's face is lazy, the way Scientific Python's SPEC 1 makes one: the names of
+:data:`LAZY` are imported from their modules on first use, since a rollout worker process
+imports :mod:`~spar_train.ppo.wrappers.worker` and the sources alone, never the loop, the warm
+start (onnx), the checkpoints or the evaluation, which would add most of a second to its
+start. The imports under ``TYPE_CHECKING`` name each one's module for a reader and for mypy;
+code in the project imports each name from its module (``from spar_train.ppo.loop import
+train``).
 """
 
 from __future__ import annotations
@@ -50,25 +54,29 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from spar_train.ppo.checkpoint import has_checkpoint
-    from spar_train.ppo.learn import ppo_settings, to_batch
-    from spar_train.ppo.loop import train
-    from spar_train.ppo.parts import Counters, RunResult
+    from spar_train.ppo.checkpoint import has_checkpoint as has_checkpoint
+    from spar_train.ppo.learn import ppo_settings as ppo_settings
+    from spar_train.ppo.learn import to_batch as to_batch
+    from spar_train.ppo.loop import train as train
+    from spar_train.ppo.parts import Counters as Counters
+    from spar_train.ppo.parts import RunResult as RunResult
 
-__all__ = ["Counters", "RunResult", "has_checkpoint", "ppo_settings", "to_batch", "train"]
-
-_HOMES = {  # each name of __all__: the module that holds it
-    "Counters": "parts",
-    "RunResult": "parts",
-    "has_checkpoint": "checkpoint",
-    "ppo_settings": "learn",
-    "to_batch": "learn",
-    "train": "loop",
+LAZY = {  # each name of the face: the module that holds it
+    "Counters": "spar_train.ppo.parts",
+    "RunResult": "spar_train.ppo.parts",
+    "has_checkpoint": "spar_train.ppo.checkpoint",
+    "ppo_settings": "spar_train.ppo.learn",
+    "to_batch": "spar_train.ppo.learn",
+    "train": "spar_train.ppo.loop",
 }
+__all__ = sorted(LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
+    if name not in LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{home}"), name)
+    return getattr(import_module(LAZY[name]), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

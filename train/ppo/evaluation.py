@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from spar_agents.ppo.agent import PPOAgent
+from spar_agents.cfr.readback import cached_representatives, exact_exploitability
+from spar_agents.ppo.agent import PPOAgent, policy_probs
 from spar_agents.ppo.network import ActorCritic
 from spar_env.core import State
+from spar_env.observation.per_game import encode
 from spar_env.rules import Ruleset
 from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 from spar_train.games import GameMix, OwnGame
@@ -119,9 +121,6 @@ def evaluate_each_game(
 def log_exploitability(rules: Ruleset, model: ActorCritic, writer: Any, step: int) -> float:
     """The exact exploitability of the policy the learner samples from (not the greedy one the
     duplicate deals play), read back into the game's tree; logged as ``eval/exploitability``."""
-    from spar_agents.cfr.readback import cached_representatives, exact_exploitability
-    from spar_agents.ppo.agent import policy_probs
-    from spar_env.observation.per_game import encode
 
     def policy(states: State) -> np.ndarray:
         return policy_probs(model, encode(states, states.current_player), states.legal_mask())

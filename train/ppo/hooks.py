@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from spar_agents.ppo.device import describe_device
 from spar_train.hooks import Hook
+from spar_train.league import add_entrants
 from spar_train.ppo.checkpoint import save_policy, save_run
 from spar_train.ppo.evaluation import evaluate_games, log_exploitability
 from spar_train.ppo.parts import Run, Update
@@ -95,16 +96,12 @@ class Iterations(Hook):
     def on_start(self, run: Run) -> None:
         actor = run.config.warmstart.actor
         if run.config.search.league_every and actor and not run.resumed:
-            from spar_train.league import add_entrants
-
             spec = f"onnx:{actor}"
             add_entrants(run.run_dir / LEAGUE_DIR, [spec], run.mix.home, run.config.run.seed)
 
     def on_update(self, run: Run, update: Update) -> bool:
         every = run.config.search.league_every
         if every and update.step % every == 0:
-            from spar_train.league import add_entrants
-
             file = save_policy(run, run.run_dir / ITERATIONS_DIR)
             add_entrants(run.run_dir / LEAGUE_DIR, [f"ppo:{file}"], run.mix.home,
                          run.config.run.seed)  # fmt: skip

@@ -37,6 +37,7 @@ from spar_train.ppo.learn import learn
 from spar_train.ppo.parts import RunResult, Update
 from spar_train.ppo.start import start_run
 from spar_train.ppo.warm_start import warm_start
+from spar_train.preflight import check_agents
 from spar_train.progress import Reporter
 from spar_train.run_dir import run_folder
 
@@ -69,8 +70,6 @@ def train(
         ConfigError: for a run folder that exists when not resuming, is in use, or an agent
             the config names that cannot be built.
     """
-    from spar_train.preflight import check_agents
-
     started = time.perf_counter()  # run.max_minutes counts from here (spar_train.budget)
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.utils.tensorboard import SummaryWriter
 
 from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.ppo.precision import Precision
 from spar_agents.ppo.update import make_optimizer
+from spar_env import __version__
 from spar_env.atomic import atomic_output
 from spar_train.budget import Budget, RunBudget
 from spar_train.config import CONFIG_FILE, Config, dump_config
@@ -134,8 +136,6 @@ def on_workers(config: Config) -> bool:
 
 def _resume_or_begin(run: Run) -> None:
     """A resumed run takes up its latest checkpoint; a new one writes its ``config.toml``."""
-    from spar_env import __version__
-
     if not run.resumed:
         with atomic_output(run.run_dir / CONFIG_FILE) as f:
             f.write(dump_config(run.config, __version__))
@@ -147,11 +147,9 @@ def _resume_or_begin(run: Run) -> None:
     restore_checked(file, lambda: restore_run(saved, run))
 
 
-def _writer(run: Run) -> Any:  # a SummaryWriter (torch's TensorBoard, imported late)
+def _writer(run: Run) -> SummaryWriter:
     """The run's TensorBoard writer: on resume, dropping what a killed session logged past its
     last checkpoint; for a new run, with the config's table of hyperparameters."""
-    from torch.utils.tensorboard import SummaryWriter
-
     purge = run.counters.update + 1 if run.resumed else None
     writer = SummaryWriter(str(run.run_dir), purge_step=purge)
     if not run.resumed:

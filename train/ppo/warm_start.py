@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 from onnx import load, numpy_helper
+from torch.utils.tensorboard import SummaryWriter
 
 from spar_agents import make_agent
 from spar_agents.ppo.network import ActorCritic
@@ -72,8 +73,6 @@ def _start_magnet(run: Run) -> None:
 def _imitation(run: Run, report: Reporter | None, stop: Callable[[], bool] | None) -> int:
     """The imitation of ``warmstart.imitate`` in a run, logged in its own folder and checked
     for finite weights; ``stop`` as :func:`imitate`'s. Returns the imitation steps made."""
-    from torch.utils.tensorboard import SummaryWriter
-
     warm = run.config.warmstart
     # Its own folder, so its own step axis: a resume's purge of the PPO steps past the
     # last checkpoint never drops warm-start points.
