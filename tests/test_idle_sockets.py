@@ -24,12 +24,17 @@ def test_silent_sockets_leave_every_new_player_answered(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(out.read_text())
     assert (report["sockets"], report["files"]) == (60, 96)
+    assert report["opening"]["failed"] == 0, report["opening"]  # while they first open
     for when in ("before", "during"):
         assert report[when]["failed"] == 0 and report[when]["players"] >= 3, report[when]
         assert list(report[when]["both_ms"]) == ["p50", "p99", "max"]
     assert 0 < report["server_most_files"] <= 96
     ends = report["silent_ends"]
-    assert ends.get("4408", 0) > 0  # closed at the hello deadline (5 s)
-    assert ends.get("4503", 0) + ends.get("dropped", 0) + ends.get("closed", 0) > 0  # capped
-    assert sum(ends.values()) == report["silent_opened"] + ends.get("no answer", 0)
+    # every silent socket the server took was closed: at the hello deadline (5 s), or let go
+    # for a newer connection; those past the caps were refused
+    assert ends.get("4408", 0) + ends.get("closed", 0) > 0
+    assert ends.get("4503", 0) + ends.get("dropped", 0) > 0
+    known = {"4408", "closed", "4503", "4429", "dropped", "open at the end", "no answer"}
+    assert all(end in known or end.startswith("error ") for end in ends), ends  # a reset
+    assert sum(ends.values()) >= report["silent_opened"]  # each opened one ended somehow
     assert "new players during" in done.stdout

@@ -12,9 +12,10 @@ blank line that ends the header arrives; given a cap
 (:func:`~spar_apps.web.limits.connection_cap`, below the process's limit on open files), a
 connection that would hold more makes room by closing the connection quiet the longest (a
 WebSocket that has said nothing since it opened; else one that has waited
-:data:`IDLE_SECONDS` or more for a request and sent no byte of it), or is closed at once if
-none is quiet, so the server never runs out of files, and silent sockets cannot keep a new
-player out. uvicorn waits 10 s for a client to answer
+:data:`IDLE_SECONDS` or more for a request and sent no byte of it); else the newest HTTP
+connection of the address that holds the most, if it holds more than the new one's; else the
+new one is closed at once. So the server never runs out of files, and neither silent sockets
+nor a flood of connections from other addresses keeps a new player out. uvicorn waits 10 s for a client to answer
 a WebSocket's closing; :func:`closing_protocol` waits :data:`CLOSE_SECONDS`, so the
 connections the server refuses or closes (:mod:`spar_apps.web.live`) free their files soon.
 """
@@ -44,12 +45,13 @@ def header_deadline(
             self._deadline: asyncio.TimerHandle | None = None
             self._tail = b""
             self.quiet_since: float | None = None
+            self.made = asyncio.get_running_loop().time()
             if connections is not None and len(self.connections) > connections:
-                quiet = _quietest(self.connections)
-                if quiet is None:
+                other = _quietest(self.connections) or _crowding(self.connections, self)
+                if other is None:
                     transport.close()  # over the cap, and none to let go: no answer
                     return
-                quiet.transport.close()  # its file freed now
+                other.transport.close()  # its file freed now
             self._arm()
 
         def _arm(self) -> None:
@@ -112,6 +114,23 @@ def deadline_protocol(seconds: float = HEADER_SECONDS, connections: int | None =
     except ImportError:  # no httptools: uvicorn's pure-Python h11 protocol
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
     return header_deadline(base, seconds, connections)
+
+
+def _crowding(connections: set[Any], new: Any) -> Any | None:
+    """The newest HTTP connection of the address holding the most connections, if it holds
+    more than ``new``'s address does; or None."""
+    count: dict[Any, int] = {}
+    for c in connections:
+        address = c.client[0] if c.client else None
+        count[address] = count.get(address, 0) + 1
+    mine = count.get(new.client[0] if new.client else None, 0)
+    heaviest = max(count, key=count.__getitem__)
+    if count[heaviest] <= mine + 1:
+        return None
+    theirs = [c for c in connections if c is not new and not isinstance(c, QuietSocket)
+              and (c.client[0] if c.client else None) == heaviest
+              and not c.transport.is_closing()]  # fmt: skip
+    return max(theirs, key=lambda c: getattr(c, "made", 0.0), default=None)
 
 
 class QuietSocket:
