@@ -98,7 +98,8 @@ def test_two_people_of_one_name_at_a_table_are_refused(lobby) -> None:
         with pytest.raises(GameError) as refused:
             table.take(same)
         assert refused.value.status == 409 and refused.value.key == "friends.name_taken"
-    assert table.take("Kofi")[0] == 1
+    assert table.take("Ama 2")[0] == 1  # a number tells two names apart
+    assert table.take("Kofi")[0] == 2
 
 
 def test_a_seat_named_like_a_seat_is_refused_over_http_in_french(client: TestClient) -> None:

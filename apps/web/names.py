@@ -33,11 +33,16 @@ SEAT_WORDS = ("seat.you", "seat.you.le", "seat.you.a", "seat.you.de", "seat.othe
 BOT_WORDS = ("bot", "the bot", "le bot")
 
 
+def reads_as(name: str) -> str:
+    """What a name reads as: its letters and digits, without accents, in lower case
+    ("Amá!" reads as "ama")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if c.isalnum())
+
+
 def skeleton(name: str) -> str:
-    """What a name reads as: its letters without accents, lower case, and each number as
-    ``#`` ("Le Siège 12!" and "le siege 3" read alike)."""
-    letters = unicodedata.normalize("NFKD", name.casefold())
-    kept = "".join("#" if c.isdigit() else c for c in letters if c.isalnum())
+    """What a name reads as, each number as ``#``: the shape of a word of the page ("Le
+    Siège 12!" and "le siege 3" read alike)."""
+    kept = "".join("#" if c.isdigit() else c for c in reads_as(name))
     while "##" in kept:
         kept = kept.replace("##", "#")
     return kept
@@ -90,5 +95,5 @@ def read_name(value: object) -> str:
 
 
 def same_name(one: str, other: str) -> bool:
-    """Whether two names would read alike on a page."""
-    return skeleton(one) == skeleton(other)
+    """Whether two names would read alike on a page ("Ama" and "AMÁ!"; not "P1" and "P2")."""
+    return reads_as(one) == reads_as(other)
