@@ -44,8 +44,9 @@ from spar_agents.ppo.update import ppo_update
 from spar_env.rules import make_rules
 from spar_train.config import default_config_path, load_config
 from spar_train.distributed.bench import run_tournament_on_ray
-from spar_train.ppo import ppo_settings, to_batch, train
-from spar_train.ppo.games import build_model, game_mix
+from spar_train.games import build_model, game_mix
+from spar_train.ppo.learn import ppo_settings, to_batch
+from spar_train.ppo.loop import train
 from spar_train.ppo.sources.base import Rollout
 from spar_train.ppo.sources.mix import MixSource
 from spar_train.ppo.start import sources_of

@@ -54,7 +54,10 @@ def measure(rows: int, updates: int, threads: int, precision: str) -> dict[str, 
     if hasattr(ppo, "build_model"):  # a checkout from before the PPO run became a package
         model = ppo.build_model(config, rules)
     else:
-        from spar_train.games import build_model, game_mix
+        try:
+            from spar_train.games import build_model, game_mix
+        except ImportError:  # a checkout from before the games moved up out of spar_train.ppo
+            from spar_train.ppo.games import build_model, game_mix  # type: ignore[no-redef]
 
         model = build_model(config, game_mix(config))
     if hasattr(update, "make_optimizer"):
