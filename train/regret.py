@@ -27,8 +27,8 @@ values are made once, and every agent is then asked for one card at each positio
 share is :attr:`Regret.forced_share`. **The breakdown**: by trick and by leading or following
 (:attr:`Regret.by_trick`, :attr:`Regret.by_role`); each group's ``contribution`` (its share of
 the decisions with a choice times its mean) sums to the total mean. :func:`difference` breaks
-down the gap between two agents the same way: where one is nearer the judge than the other. The player count is the
-ruleset's: measure each count on its own positions.
+down the gap between two agents the same way: where one is nearer the judge than the other.
+The player count is the ruleset's: measure each count on its own positions.
 
 **Intervals.** The decisions of one hand are not independent, so the 95% interval treats each
 self-play hand as one draw (a ratio estimator over hands). The judge's own noise is in it: each
@@ -39,7 +39,8 @@ decision by decision (:func:`difference`), which is tighter than comparing their
 regret carries the same upward offset at a position (an agent that plays the judge's own best
 card has regret 0, one that plays the truly best card a little more); the difference between
 two agents on the same positions has no such offset. The judge values cards by its policy's
-rollouts: an agent that plays better than that policy would be judged by it all the same. A
+rollouts: an agent that plays better than that policy would be judged by it all the same,
+and a search over the same policy is favoured (judge with the strongest policy at hand). A
 search agent is judged only by a judge with more worlds than it and another seed (else it
 would be judged by its own sampled worlds): :func:`check_judge` refuses the rest.
 
