@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from spar_agents import make_agent
@@ -106,7 +107,11 @@ def measure(agents: list[str], players: int, args: argparse.Namespace) -> dict[s
     check_judge(judge, built)  # type: ignore[arg-type]
     positions = self_play(rules, args.positions, args.seed, make_agent(args.by, rules))
     began = time.perf_counter()
-    judged = judge_positions(positions, judge)  # type: ignore[arg-type]
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task(
+            f"judging {players}-player positions", total=int(positions.choice.sum())
+        )
+        judged = judge_positions(positions, judge, progress=lambda n: bar.advance(task, n))  # type: ignore[arg-type]
     judge_seconds = time.perf_counter() - began
     reports: dict[str, Regret] = {}
     out = []

@@ -86,7 +86,9 @@ def test_a_seed_fixes_every_figure_whatever_the_chunks(
     again = self_play(RULES, 120, seed=3, player=make_agent("onnx:universal", RULES))
     assert (again.state.hands == positions.state.hands).all()
     assert (again.history.cards == positions.history.cards).all()
-    rejudged = judge_positions(again, make_agent(JUDGE, RULES), chunk=7)
+    told: list[int] = []
+    rejudged = judge_positions(again, make_agent(JUDGE, RULES), chunk=7, progress=told.append)
+    assert sum(told) == int(again.choice.sum()) and max(told) == 7
     assert np.array_equal(rejudged.values, judged.values)
     assert np.array_equal(rejudged.best, judged.best)
     one = regret_of(make_agent("random", RULES), judged, seed=4, chunk=1000)

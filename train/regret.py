@@ -59,6 +59,7 @@ milliseconds) and writes the scalars.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -236,8 +237,14 @@ def check_judge(judge: SearchAgent, agents: dict[str, Agent]) -> None:
             )
 
 
-def judge_positions(positions: Positions, judge: SearchAgent, chunk: int = CHUNK) -> Judged:
-    """The judge's value of every legal card at each decision with a choice, and its card."""
+def judge_positions(
+    positions: Positions,
+    judge: SearchAgent,
+    chunk: int = CHUNK,
+    progress: Callable[[int], None] | None = None,
+) -> Judged:
+    """The judge's value of every legal card at each decision with a choice, and its card;
+    ``progress`` is told how many decisions each chunk valued (for a progress bar)."""
     check_judge(judge, {})
     c = positions.rules.num_card_ids
     values = np.full((positions.count, c), -np.inf)
@@ -245,6 +252,8 @@ def judge_positions(positions: Positions, judge: SearchAgent, chunk: int = CHUNK
     for start in range(0, asked.size, chunk):
         rows = asked[start : start + chunk]
         values[rows] = judge.card_values(positions.situation(rows))
+        if progress is not None:
+            progress(rows.size)
     forced = np.flatnonzero(~positions.choice)
     only = lowest_bit_index(positions.state.legal[forced])
     values[forced, only] = 0.0
