@@ -40,6 +40,8 @@ SLOW: dict[str, str] = {
     # Load tests: many clients against a real server.
     "tests/test_web_load.py": "the web load benchmark, real restarts of spar serve",
     "tests/test_friends_load.py": "the friends load benchmark: many live connections",
+    "tests/test_idle_sockets.py": "the silent-sockets benchmark: spar serve, 7 s of them",
+    "tests/test_web_sockets.py::test_silent_sockets_past_the_file_limit_leave_the_server_answering_and_are_closed": "spar serve in a subprocess, its 5 s hello deadline",
     # Training runs end to end, mostly through spar in a subprocess.
     "tests/test_scaling_script.py": "benchmarks/scaling.py trains every case",
     "tests/test_same_training.py": "trains every case of the reference runs, bit for bit",
