@@ -147,16 +147,34 @@ import json, sys
 from pathlib import Path
 import spar_train
 from spar_train.config import load_config
+from spar_train.entry import run
+from spar_train.hooks import Hook
+from spar_train.ppo.checkpoint import save_run
+
+
+class StopAfter(Hook):  # tests/helpers/stop.py's: stop as if killed just after a checkpoint
+    def __init__(self, updates):
+        self.updates = updates
+
+    def on_update(self, run, update):
+        if run.done_here < self.updates:
+            return True
+        if run.saved_at != update.step:
+            save_run(run)
+        run.result.stopped_early = True
+        return False
+
+
 cases, runs = json.loads(sys.argv[1]), Path(sys.argv[2])
 print("tree", Path(spar_train.__file__).resolve().parents[1], flush=True)
 for case in cases:
     config = load_config(case["config"], case["overrides"])
     out = runs / case["name"]
     if case["stop_after"] is None:
-        spar_train.run(config, out)
+        run(config, out)
     else:
-        spar_train.run(config, out, stop_after=case["stop_after"])
-        spar_train.run(resume=out / config.run.name)
+        run(config, out, hooks=[StopAfter(case["stop_after"])])
+        run(resume=out / config.run.name)
     print("ran", case["name"], flush=True)
 """
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.serialization
+from helpers.stop import StopAfter
 from rich.console import Console
 
 from spar_agents.ppo import device as devices
@@ -128,7 +129,7 @@ def test_a_run_saved_on_a_gpu_resumes_on_the_cpu_bit_for_bit(tmp_path, monkeypat
     whole = train(config, tmp_path / "a")
     with monkeypatch.context() as gpu:
         _tagged_as_gpu(gpu)
-        train(config, tmp_path / "b", stop_after=2)
+        train(config, tmp_path / "b", hooks=[StopAfter(2)])
     saved = tmp_path / "b" / "tiny" / "checkpoints" / "update_000002.pt"
     outer = torch.load(io.BytesIO(saved.read_bytes()), weights_only=True, map_location="cpu")
     inner = outer["payload"].numpy().tobytes()

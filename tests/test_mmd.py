@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers.stop import StopAfter
 
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_agents.ppo.network import ActorCritic
@@ -81,7 +82,7 @@ def test_a_magnet_run_logs_its_tags_and_resumes_exactly(tmp_path: Path) -> None:
     tags = read_scalars(whole.run_dir)
     assert {"losses/magnet_kl", "eval/exploitability"} <= set(tags)
     assert list(tags["eval/exploitability"][0]) == [2, 4]
-    train(config, tmp_path / "b", stop_after=3)
+    train(config, tmp_path / "b", hooks=[StopAfter(3)])
     resumed = train(config, tmp_path / "b", resume=True)
     a = load_checkpoint(whole.run_dir / "checkpoints" / "update_000004.pt")
     b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000004.pt")

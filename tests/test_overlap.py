@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers.stop import StopAfter
 
 from spar_agents.ppo.agent import policy_probs
 from spar_agents.ppo.checkpoint import load_checkpoint
@@ -43,7 +44,7 @@ def test_an_overlapped_run_is_fixed_by_its_seed_and_resumes_exactly(
     config = load_config(TINY, [*OVERLAP, *game])
     whole = train(config, tmp_path / "a")
     assert whole.counters.update == 5 and whole.evaluations
-    stopped = train(config, tmp_path / "b", stop_after=2)
+    stopped = train(config, tmp_path / "b", hooks=[StopAfter(2)])
     assert stopped.counters.update == 2
     saved = load_checkpoint(stopped.run_dir / "checkpoints" / "update_000002.pt")
     assert saved["games"]["pending"] is not None  # a rollout was in flight

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers.stop import StopAfter
 from test_observe import random_states, relabel_hidden
 
 from spar_agents import make_agent
@@ -363,7 +364,7 @@ def test_a_stopped_and_resumed_run_ends_with_the_same_weights_bit_for_bit(
     """Also for a run over a mix of games (one batch of games a game, one PPO batch)."""
     config = tiny("run.updates=5", "run.checkpoint_every=1", *game)
     whole = train(config, tmp_path / "a")
-    stopped = train(config, tmp_path / "b", stop_after=2)
+    stopped = train(config, tmp_path / "b", hooks=[StopAfter(2)])
     assert stopped.stopped_early and stopped.counters.update == 2
     resumed = train(config, tmp_path / "b", resume=True)
     assert resumed.counters.update == 5 and whole.counters.decisions == resumed.counters.decisions

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import ray
 import torch
+from helpers.stop import StopAfter
 
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_apps.cli import main
@@ -224,7 +225,7 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_loses_nothing(
     run ends with the weights of the run that nothing happened to."""
     sources = _kill_worker_0_in_the_third_rollout(monkeypatch)
     config = load_config(TINY, RAY_TINY)
-    stopped = train(config, tmp_path, stop_after=2)
+    stopped = train(config, tmp_path, hooks=[StopAfter(2)])
     monkeypatch.undo()
     assert stopped.counters.update == 2 and sources[-1].replaced == 1
     assert "rollout worker 0" in caplog.text and "died" in caplog.text
@@ -327,7 +328,7 @@ def test_a_mix_on_ray_stopped_and_resumed_is_the_run_never_stopped(
     ray_mix_run, tmp_path: Path
 ) -> None:
     config = load_config(TINY, RAY_MIX)
-    assert train(config, tmp_path, stop_after=2).counters.update == 2
+    assert train(config, tmp_path, hooks=[StopAfter(2)]).counters.update == 2
     resumed = train(config, tmp_path, resume=True)
     # torch's generator only builds networks; the resume's rebuilt snapshots drew from it.
     _assert_same_run(_last_checkpoint(resumed.run_dir), _last_checkpoint(ray_mix_run.run_dir),

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers.stop import StopAfter
 from test_worlds import random_situation
 
 from spar_agents import make_agent
@@ -134,7 +135,7 @@ def test_a_tiny_run_logs_search_resumes_exactly_and_its_iterations_join_its_leag
     assert [point[0] for point in curve[str(whole.run_dir / "league")]] == [0, 2, 4]
     assert (tmp_path / "c.png").stat().st_size > 0
 
-    train(config, tmp_path / "b", stop_after=3)
+    train(config, tmp_path / "b", hooks=[StopAfter(3)])
     resumed = train(config, tmp_path / "b", resume=True)
     a = load_checkpoint(whole.run_dir / "checkpoints" / "update_000004.pt")
     b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000004.pt")
@@ -164,7 +165,7 @@ def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_r
     assert len(workers) == 2 and all("search_games" in w["games"] for w in workers)  # two each
     assert "search_games" not in a["games"]  # none in the learner's process
 
-    train(config, tmp_path / "b", stop_after=2)
+    train(config, tmp_path / "b", hooks=[StopAfter(2)])
     resumed = train(config, tmp_path / "b", resume=True)
     b = load_checkpoint(resumed.run_dir / "checkpoints" / "update_000003.pt")
     for key, tensor in a["weights"].items():
@@ -173,6 +174,22 @@ def test_on_rollout_workers_each_searches_its_share_and_a_seed_still_fixes_the_r
         assert torch.equal(tensor, b["games"]["search_buffer"][key]), key
     with pytest.raises(ValueError, match="played by 2 rollout workers; resume the run with them"):
         train(load_config(TINY, [*sets, "rollout.workers=0"]), tmp_path / "b", resume=True)
+
+
+def test_search_s_targets_alone_report_their_progress(tmp_path: Path) -> None:
+    """With search.ppo = false no PPO update runs, so an update has no approx_kl: the progress
+    report (spar train's bar) shows the rest. It once stopped the run after its first update
+    (KeyError: 'approx_kl')."""
+    from spar_train.progress import Progress
+
+    heard: list[Progress] = []
+    config = load_config(TINY, [*SEARCHED, "search.ppo=false", "run.updates=2", "eval.every=2",
+                                "rollout.games=16", "eval.deals=10", "warmstart.updates=0"])  # fmt: skip
+    train(config, tmp_path, report=heard.append)
+    updates = [event for event in heard if event.phase == "ppo"]
+    assert [event.step for event in updates] == [1, 2]
+    assert "approx_kl" not in updates[0].figures and "search_seconds" in updates[0].figures
+    assert [event.evaluated for event in updates] == [False, True]
 
 
 @pytest.mark.parametrize("inner", [{"workers": [], "pending": None}, {"overlap": {}}])

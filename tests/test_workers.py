@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers.stop import StopAfter
 
 from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from spar_train.config import ConfigError, load_config
@@ -67,7 +68,7 @@ def test_a_run_on_workers_stopped_and_resumed_is_the_run_never_stopped(
 ) -> None:
     config = load_config(TINY, [*WORKERS, *more])
     whole = train(config, tmp_path / "whole")
-    stopped = train(config, tmp_path / "b", stop_after=2)
+    stopped = train(config, tmp_path / "b", hooks=[StopAfter(2)])
     assert stopped.counters.update == 2
     resumed = train(config, tmp_path / "b", resume=True)
     assert resumed.counters.decisions == whole.counters.decisions
@@ -148,7 +149,7 @@ def test_an_overlapped_checkpoint_of_the_older_form_resumes_exactly(tmp_path: Pa
 
     config = load_config(TINY, [*WORKERS, "rollout.workers=0", "rollout.overlap=true"])
     whole = train(config, tmp_path / "whole")
-    stopped = train(config, tmp_path / "b", stop_after=2)
+    stopped = train(config, tmp_path / "b", hooks=[StopAfter(2)])
     file = stopped.run_dir / "checkpoints" / "update_000002.pt"
     saved = load_checkpoint(file)
     (worker,), pending = saved["games"]["workers"], saved["games"]["pending"]

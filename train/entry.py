@@ -54,7 +54,6 @@ def run(
     name: str | None = None,
     ray: str | None = None,
     ray_timeout: float | None = None,
-    stop_after: int | None = None,
     report: Reporter | None = None,
     hooks: Sequence[Hook] = (),
     trust_code: bool = False,
@@ -71,7 +70,6 @@ def run(
         ray: ``None`` as the config says; ``""`` to collect PPO's rollouts on a
             local Ray, or the address of a cluster to join.
         ray_timeout: seconds to wait for that cluster (``None``: ``ray.timeout``).
-        stop_after: PPO only: stop after this many updates in this call (tests use it).
         report: hears a :class:`~spar_train.progress.Progress` after every step.
         hooks: hear the run (:mod:`spar_train.hooks`): a PPO run's start and updates, and
             every run's end.
@@ -94,12 +92,7 @@ def run(
     if config.algorithm == "ppo":
         from spar_train.ppo.loop import train  # PPO's modules load for a PPO run only (~1 s)
 
-        return train(config, folder, resume=resuming, stop_after=stop_after, report=report,
-                     hooks=hooks)  # fmt: skip
-    if stop_after is not None:
-        raise ConfigError(
-            f"stop_after: only PPO runs stop after a number of updates, not {config.algorithm}"
-        )
+        return train(config, folder, resume=resuming, report=report, hooks=hooks)
     result: TrainResult
     if config.algorithm == "mccfr":
         from spar_train.mccfr import run_mccfr

@@ -4,20 +4,21 @@
 (:mod:`~spar_train.ppo.loop`) reads top to bottom, like CleanRL's: collect, update, log::
 
                        ┌──────────────────────── the rollout source ────────────────────────┐
-    config ─► start ─► │ wrapper (optional)                                                 │
-    (games read once,  │   overlap: a worker process        Ray: actors, each a worker      │
+    config ─► start ─► │ wrapper (optional): where the games are played                     │
+    (games read once,  │   worker processes, the overlap, Ray actors: each runs a source    │
      placement,        │ ┌────────────────────────────────────────────────────────────────┐ │
      parts)            │ │ MixSource: every game of the mix (a single game: a mix of one) │ │
                        │ │   one GameBatch a game ─► lockstep forward passes ─► Rollout   │ │
+                       │ │ (SearchSource: a source's games, then searched games beside)   │ │
                        │ └────────────────────────────────────────────────────────────────┘ │
                        └──────────────────────────────┬─────────────────────────────────────┘
                                                       │ collect
               ┌─────────────────── loop ──────────────▼───────────────┐
-              │ warm start ─► collect ─► learn (GAE, PPO) ─► log      │
-              │                  ▲                          │         │
-              │                  └──── hooks, in order ◄────┘         │
-              │     snapshots · time limit · evaluation · checkpoints │
-              │     · progress report · stop after · your own hooks   │
+              │ warm start ─► collect ─► learn (GAE, PPO) ─► last?    │
+              │                  ▲            (run.updates, time) │   │
+              │                  └──── log, hooks ◄───────────────┘   │
+              │     snapshots · evaluation · checkpoints · iterations │
+              │     · progress report · your own hooks                │
               └───────────────────────────────────────────────────────┘
 
 ========================================  =====================================================
@@ -29,7 +30,7 @@ module                                    what it holds
 :mod:`~spar_train.ppo.sources`            the rollout source and what it is made of
 :mod:`~spar_train.ppo.wrappers`           where a source plays: a worker process, Ray actors
 :mod:`~spar_train.ppo.learn`              one update: GAE, PPO, the magnet, the divergence check
-:mod:`~spar_train.ppo.hooks`              snapshots, time limit, evaluation, checkpoints, ...
+:mod:`~spar_train.ppo.hooks`              snapshots, evaluation, checkpoints, iterations, ...
 :mod:`~spar_train.ppo.warm_start`         a bot's actor, then imitation
 :mod:`~spar_train.ppo.evaluation`         the learner on fixed deals; exact exploitability
 :mod:`~spar_train.ppo.checkpoint`         what a checkpoint holds; resuming bit for bit

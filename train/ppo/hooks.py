@@ -1,20 +1,22 @@
 """A PPO run's hooks: what happens after an update, besides learning.
 
-The loop (:mod:`spar_train.ppo.loop`) collects, updates and logs; then each hook hears the
-update (:class:`~spar_train.hooks.Hook`, Stable-Baselines3's callbacks), in this order:
+The loop (:mod:`spar_train.ppo.loop`) collects, updates, decides whether the update is the
+run's last (``run.updates``, ``run.max_minutes``) and whether it is evaluated, and logs; then
+each hook hears the update (:class:`~spar_train.hooks.Hook`, Stable-Baselines3's callbacks).
+The hooks read what the loop decided; none sets a flag another reads. What one reads of
+another's work is the run's result so far (the progress report shows the evaluations just
+made), so they run in this order:
 
 =======================  ==========================================================
 hook                     after an update
 =======================  ==========================================================
 :class:`Snapshots`       every ``pool.snapshot_every``: the learner joins its pool
-:class:`TimeLimit`       ``run.max_minutes`` allows no more: this update is the last
 :class:`Evaluation`      every ``eval.every``, and after the last update: the greedy
                          policy on fixed deals (and ``eval.exact``'s exploitability)
 :class:`Checkpoints`     every ``run.checkpoint_every``, and after the last update
 :class:`Iterations`      every ``search.league_every``: the network is kept in
                          ``iterations/`` and joins the run's league (``league/``)
 :class:`ProgressReport`  the live figures, to ``report`` (before the run: its device)
-:class:`StopAfter`       after ``stop_after`` updates of this call: a checkpoint, stop
 =======================  ==========================================================
 
 :func:`standard_hooks` gives them for a run; a caller's own hooks follow them.
@@ -43,30 +45,15 @@ class Snapshots(Hook):
         return True
 
 
-class TimeLimit(Hook):
-    """When another update like this one, the final evaluation and the checkpoint would not
-    fit in ``run.max_minutes`` (0: no limit; :mod:`spar_train.budget`), the update is the run's
-    last: it is evaluated and saved, and the run stops (``out_of_time``, unless it was the
-    last anyway)."""
-
-    def on_update(self, run: Run, update: Update) -> bool:
-        if not run.budget.out_of_time(update.began, update.collect_seconds,
-                                      update.rollout.decisions):  # fmt: skip
-            return True
-        run.result.stopped_early = True
-        run.result.out_of_time = not update.final
-        update.final = True
-        return False
-
-
 class Evaluation(Hook):
-    """Every ``eval.every`` updates and after the last one, the greedy policy against the
+    """After the updates the loop evaluates (every ``eval.every``, and the last), the greedy
+    policy against the
     eval opponents (:func:`~spar_train.ppo.evaluation.evaluate_games`), and with ``eval.exact``
     the sampled policy's exact exploitability."""
 
     def on_update(self, run: Run, update: Update) -> bool:
         config = run.config
-        if update.step % config.eval.every == 0 or update.final:
+        if update.evaluated:
             result = run.result
             result.evaluations = run.budget.timed_evaluation(
                 evaluate_games, run.mix, config, run.model, run.writer, update.step
@@ -74,7 +61,6 @@ class Evaluation(Hook):
             if config.eval.exact:
                 result.exploitability = log_exploitability(run.mix.home, run.model, run.writer,
                                                            update.step)  # fmt: skip
-            update.evaluated = True
         return True
 
 
@@ -124,9 +110,10 @@ class ProgressReport(Hook):
 
     def on_update(self, run: Run, update: Update) -> bool:
         parts = {f"{part}_seconds": s for part, s in update.rollout.seconds.items()}
-        figures = {"decisions_per_second": update.decisions_per_second,
-                   "approx_kl": update.stats["approx_kl"], **parts,
+        figures = {"decisions_per_second": update.decisions_per_second, **parts,
                    "update_seconds": update.seconds["update"]}  # fmt: skip
+        if "approx_kl" in update.stats:  # not with search's targets alone (search.ppo = false)
+            figures["approx_kl"] = update.stats["approx_kl"]
         if run.result.exploitability is not None:
             figures["exploitability"] = run.result.exploitability
         self.report(Progress("ppo", update.step, run.config.run.updates, figures,
@@ -134,27 +121,9 @@ class ProgressReport(Hook):
         return True
 
 
-class StopAfter(Hook):
-    """After ``updates`` updates of this call, stop as if killed just after a checkpoint
-    (written if the update had none): the tests' way to stop a run and resume it."""
-
-    def __init__(self, updates: int) -> None:
-        self.updates = updates
-
-    def on_update(self, run: Run, update: Update) -> bool:
-        if run.done_here < self.updates:
-            return True
-        if run.saved_at != update.step:
-            save_run(run)
-        run.result.stopped_early = True
-        return False
-
-
-def standard_hooks(report: Reporter | None, stop_after: int | None) -> list[Hook]:
+def standard_hooks(report: Reporter | None) -> list[Hook]:
     """The hooks of a run (module docstring), in order."""
-    hooks: list[Hook] = [Snapshots(), TimeLimit(), Evaluation(), Checkpoints(), Iterations()]
+    hooks: list[Hook] = [Snapshots(), Evaluation(), Checkpoints(), Iterations()]
     if report is not None:
         hooks.append(ProgressReport(report))
-    if stop_after is not None:
-        hooks.append(StopAfter(stop_after))
     return hooks

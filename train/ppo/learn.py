@@ -62,7 +62,6 @@ def learn(run: Run, rollout: Rollout, started: float) -> Update:
         decisions=counters.decisions,
         began=started,
         collect_seconds=collected - started,
-        final=counters.update == config.run.updates,
     )
 
 

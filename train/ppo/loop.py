@@ -6,9 +6,10 @@
     warm_start(run, report)                              # the bot's actor, imitation
     while run.counters.update < config.run.updates:
         rollout = run.source.collect(run.model, run.pool, ...)   # spar_train.ppo.sources
-        update = learn(run, rollout, started)                    # GAE, PPO (spar_train.ppo.learn)
+        update = last_or_not(run, learn(run, rollout, started))  # GAE, PPO (ppo.learn); last?
         log(run.writer, update)                                  # TensorBoard
         if not all(hook.on_update(run, update) ...): break        # spar_train.ppo.hooks
+        if update.final: break                                   # the last, or out of time
 
 A run lives in ``runs/<name>/``: ``config.toml`` (the config in force, with the package
 version), the TensorBoard event files, and ``checkpoints/``. Every checkpoint holds all that
@@ -22,6 +23,7 @@ Evaluations use their own fixed deals.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Sequence
@@ -34,7 +36,7 @@ from spar_train.hooks import Hook
 from spar_train.ppo.checkpoint import has_checkpoint
 from spar_train.ppo.hooks import standard_hooks
 from spar_train.ppo.learn import learn
-from spar_train.ppo.parts import RunResult, Update
+from spar_train.ppo.parts import Run, RunResult, Update
 from spar_train.ppo.start import start_run
 from spar_train.ppo.warm_start import warm_start
 from spar_train.preflight import check_agents
@@ -47,7 +49,6 @@ def train(
     runs_dir: str | os.PathLike = "runs",
     *,
     resume: bool = False,
-    stop_after: int | None = None,
     report: Reporter | None = None,
     hooks: Sequence[Hook] = (),
 ) -> RunResult:
@@ -60,11 +61,10 @@ def train(
     Args:
         config: the config in force (on resume, the run's own config, see
             :func:`spar_train.config.resume_config`).
-        stop_after: stop after this many updates in this call, as if killed
-            just after a checkpoint (tests use it; a checkpoint is written).
         report: hears a :class:`~spar_train.progress.Progress` after every imitation step
             and every update (the progress bar).
-        hooks: hear the run after the standard ones (:mod:`spar_train.ppo.hooks`).
+        hooks: hear the run after the standard ones (:mod:`spar_train.ppo.hooks`); one may
+            stop it (the tests' ``StopAfter`` stops it part way, to resume it).
 
     Raises:
         ConfigError: for a run folder that exists when not resuming, is in use, or an agent
@@ -73,7 +73,7 @@ def train(
     started = time.perf_counter()  # run.max_minutes counts from here (spar_train.budget)
     check_agents(config)
     run_dir = Path(runs_dir) / config.run.name
-    listeners = [*standard_hooks(report, stop_after), *hooks]
+    listeners = [*standard_hooks(report), *hooks]
     with run_folder(run_dir, resume=resume, has_checkpoint=has_checkpoint) as fresh:
         result = _run(config, run_dir, resume=not fresh, report=report, hooks=listeners,
                       started=started)  # fmt: skip
@@ -95,12 +95,30 @@ def _run(config: Config, run_dir: Path, *, resume: bool, report: Reporter | None
             ahead = run.counters.update + 1 < config.run.updates  # another rollout follows
             rollout = run.source.collect(run.model, run.pool, config.rollout.hands, run.rng,
                                          ahead=ahead)  # fmt: skip
-            update = learn(run, rollout, started)
+            update = last_or_not(run, learn(run, rollout, started))
             log(run.writer, update)
             if not all([hook.on_update(run, update) for hook in hooks]):  # every hook hears it
                 break
+            if update.final:
+                break
         run.writer.close()
     return run.result
+
+
+def last_or_not(run: Run, update: Update) -> Update:
+    """The update as the hooks hear it: whether it is the run's last (``run.updates`` reached,
+    or ``run.max_minutes`` allows no more: another update like it, the final evaluation and
+    the checkpoint would not fit, :mod:`spar_train.budget`; the run then ends with it, out of
+    time unless it was the last anyway), and whether it is evaluated (every ``eval.every``
+    updates, and the last). The loop decides both; the hooks only read them."""
+    config, result = run.config, run.result
+    final = update.step == config.run.updates
+    if run.budget.out_of_time(update.began, update.collect_seconds, update.rollout.decisions):
+        result.stopped_early = True
+        result.out_of_time = not final
+        final = True
+    evaluated = update.step % config.eval.every == 0 or final
+    return dataclasses.replace(update, final=final, evaluated=evaluated)
 
 
 def log(writer: Any, update: Update) -> None:

@@ -136,8 +136,8 @@ class Update:
     decisions: int  # the learner's decisions of the run so far
     began: float  # time.perf_counter() when its rollout began
     collect_seconds: float  # what its rollout took (the learner waited for it)
-    final: bool = False  # the run ends after it: its last update, or out of time
-    evaluated: bool = False  # the evaluations were made after it
+    final: bool = False  # the run ends after it: its last update, or out of time (the loop's)
+    evaluated: bool = False  # the evaluations are made after it (the loop's schedule)
 
 
 @dataclass

@@ -15,7 +15,6 @@ import dataclasses
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
