@@ -23,7 +23,7 @@ from helpers.cli import TINY, scalars
 from spar_agents.ppo.agent import latest_checkpoint
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_train.config import load_config
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 
 SETTINGS = ["run.updates=5", "warmstart.updates=6", "run.checkpoint_every=2", "eval.every=2",
             "run.keep_checkpoints=10"]  # fmt: skip

@@ -25,7 +25,7 @@ from spar_agents.ppo.device import describe_device, resolve_device, to_cpu
 from spar_agents.ppo.precision import resolve
 from spar_apps.cli.train import _Bar
 from spar_train.config import ConfigError, check, load_config, resume_config
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]

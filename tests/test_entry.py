@@ -13,7 +13,7 @@ import spar_train
 from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_train.config import ConfigError, load_config
 from spar_train.mccfr import run_mccfr
-from spar_train.ppo import train as train_ppo
+from spar_train.ppo.loop import train as train_ppo
 from spar_train.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.update import Batch, PPOSettings, move_magnet, ppo_update
 from spar_train.config import ConfigError, check, load_config
 from spar_train.curves import read_scalars
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "ppo_tiny.toml"

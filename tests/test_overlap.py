@@ -21,7 +21,7 @@ from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_env.core import unpack
 from spar_train.config import ConfigError, check, load_config
 from spar_train.games import build_model, game_mix
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.ppo.start import sources_of
 from spar_train.ppo.wrappers.processes import ProcessCrew, process_source
 from spar_train.ppo.wrappers.rpc import WorkerDied

@@ -25,7 +25,7 @@ from spar_env.rules import make_rules
 from spar_train.config import Config, load_config
 from spar_train.evaluate import evaluate
 from spar_train.games import build_model, game_mix
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.ppo.sources.batch import GameBatch, hidden_hands
 from spar_train.ppo.sources.lockstep import learner_answers
 from spar_train.ppo.sources.mix import collect_in_lockstep

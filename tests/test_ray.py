@@ -34,7 +34,8 @@ from spar_train.distributed.bench import (
 )
 from spar_train.games import OwnView, build_model, game_mix
 from spar_train.match.bench import run_match_bench
-from spar_train.ppo import to_batch, train
+from spar_train.ppo.learn import to_batch
+from spar_train.ppo.loop import train
 from spar_train.ppo.sources.base import merge_rollouts
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.mix import collect_in_lockstep

@@ -19,7 +19,7 @@ import spar_train.ppo.hooks
 import spar_train.ppo.learn
 import spar_train.ppo.warm_start
 from spar_train.config import load_config
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.progress import Progress
 
 

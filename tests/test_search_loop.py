@@ -32,7 +32,7 @@ from spar_env import make_rules
 from spar_train.config import ConfigError, check, load_config
 from spar_train.curves import read_scalars
 from spar_train.league import play_league
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.ppo.sources.search import one_search_form
 
 ROOT = Path(__file__).resolve().parents[1]

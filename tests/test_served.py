@@ -22,7 +22,7 @@ from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_train.config import ConfigError, load_config
 from spar_train.games import build_model, game_mix
 from spar_train.hooks import Hook
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.ppo.sources.lockstep import LearnerTurn, PolicyTurn, answer_here
 from spar_train.ppo.sources.pools import MixPool
 from spar_train.ppo.wrappers.served import AskLearner, SnapshotTurn, answer_workers

@@ -173,7 +173,7 @@ def test_config_overrides_read_values_as_every_set_does() -> None:
 def test_the_ppo_update_settings_have_one_home() -> None:
     """[ppo] takes the update's defaults from PPOSettings, and 0 means off in both."""
     from spar_agents.ppo.update import PPOSettings
-    from spar_train.ppo import ppo_settings
+    from spar_train.ppo.learn import ppo_settings
 
     assert ppo_settings(Config()) == PPOSettings()
     assert ppo_settings(load_config(default_config_path())) == PPOSettings()

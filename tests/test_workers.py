@@ -19,7 +19,7 @@ from helpers.stop import StopAfter
 from spar_agents.ppo.checkpoint import CheckpointError, load_checkpoint
 from spar_train.config import ConfigError, load_config
 from spar_train.hooks import Hook
-from spar_train.ppo import train
+from spar_train.ppo.loop import train
 from spar_train.ppo.wrappers.processes import ProcessCrew, resolve_workers
 from spar_train.ppo.wrappers.shared import SharedSource
 

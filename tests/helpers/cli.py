@@ -68,7 +68,7 @@ def one_line(status: int, err: str, *names: str, code: int = 2) -> None:
 def make_tiny_run(tmp_path_factory) -> Path:
     """A tiny PPO run of 2 updates (checkpoints 0 and 2): a module fixture's, copied by tests."""
     from spar_train.config import load_config
-    from spar_train.ppo import train
+    from spar_train.ppo.loop import train
 
     runs = tmp_path_factory.mktemp("runs")
     config = load_config(TINY, ["run.updates=2", "run.name=base"])
