@@ -27,6 +27,7 @@ def _tests_of(path: Path) -> set[str]:
 @pytest.mark.parametrize("listed", sorted(SLOW))
 def test_every_slow_entry_names_a_test_that_exists(listed: str) -> None:
     module, _, test = listed.partition("::")
+    test = test.partition("[")[0]  # one case of a test: the test exists
     path = ROOT / module
     assert path.is_file() and path.parent == TESTS, f"{listed}: no such test module"
     assert not test or test in _tests_of(path), f"{listed}: no such test in {module}"
@@ -55,16 +56,19 @@ def test_a_test_is_touched_through_the_names_it_uses_and_its_parameters(
     module = tmp_path / "test_probe.py"
     module.write_text(
         "from helpers.envs import make\n"
+        "from spar_env.envs.batch import GameBatch\n"
         "FLAGS = ['--ray']\n\n"
         "def build():\n    return make()\n\n"
         "def test_uses_a_helper():\n    build()\n\n"
         "def test_uses_a_constant():\n    assert FLAGS\n\n"
-        "def test_plain():\n    assert 1 + 1 == 2\n"
+        "def test_plain():\n    assert 1 + 1 == 2\n\n"
+        "def test_the_batch_of_the_engine():\n    GameBatch\n"
     )
     monkeypatch.setattr(lanes, "TESTS", tmp_path)  # the probe's own tests/ folder
     assert touches_gym_or_ray(module, "test_uses_a_helper", [], {})
     assert touches_gym_or_ray(module, "test_uses_a_constant", [], {})
     assert not touches_gym_or_ray(module, "test_plain", [], {})
+    assert not touches_gym_or_ray(module, "test_the_batch_of_the_engine", [], {})  # no Gymnasium
     assert touches_gym_or_ray(module, "test_plain", [], {"block": "import gymnasium"})
 
 

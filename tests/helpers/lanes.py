@@ -27,7 +27,8 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 
-# Node id (a module, or "module::test" with all its parameters) -> where its time goes.
+# Node id -> where its time goes: a module, "module::test" (with all its parameters), or
+# "module::test[parameters]" (one case).
 # "spar in a subprocess": each start imports torch and loads Numba's cache (seconds).
 SLOW: dict[str, str] = {
     # Browsers: a Chromium page plays whole hands against a spar serve.
@@ -90,14 +91,40 @@ SLOW: dict[str, str] = {
     "tests/test_run_guards.py::test_a_line_without_end_is_refused": "spar in a subprocess with capped memory, per command",
     "tests/test_run_guards.py::test_a_resume_whose_config_changed_the_saved_state_names_the_key": "tiny runs, resumed with another config",
     "tests/test_run_guards.py::test_a_huge_bot_or_policy_file_is_refused_by_its_size": "spar in a subprocess with capped memory, per command",
+    # More of the same, found by the measurements of the fast lane.
+    "tests/test_phone_browser.py": "a browser the size of a phone plays on spar serve",
+    "tests/test_exploit.py::test_a_tiny_best_response_trains_benches_logs_and_resumes": "a best response trains, benches and resumes",
+    "tests/test_workers.py::test_a_seed_and_a_worker_count_give_the_same_checkpoints_twice": "three runs on worker processes",
+    "tests/test_workers.py::test_a_killed_worker_is_replaced_and_the_run_loses_nothing": "runs on worker processes, one killed",
+    "tests/test_workers.py::test_a_checkpoint_resumes_only_with_the_workers_that_played_its_games": "runs on worker processes, resumed",
+    "tests/test_figures.py::test_measure_reruns_the_entrys_own_command": "a benchmark's own command, rerun",
+    "tests/test_compile_cache.py::test_an_edit_to_a_helper_reaches_the_cached_kernel_that_inlines_it": "four interpreters, each compiling or loading a kernel",
+    "tests/test_explain.py::test_the_manuals_spar_rules_commands_run_and_print_what_it_shows": "the manual's spar commands, each in a subprocess",
+    "tests/test_search_loop.py::test_the_search_loop_page_commands_run_with_small_sizes": "the manual's spar commands, each in a subprocess; they train",
+    "tests/test_match.py::test_the_match_page_commands_run_with_small_sizes": "the manual's spar commands, each in a subprocess",
+    "tests/test_duplicate.py::test_the_manuals_duplicate_section_runs_as_written": "the manual's spar commands, each in a subprocess",
+    "tests/test_duplicate.py::test_spar_play_duplicate_in_a_terminal": "spar play on a pty",
+    "tests/test_cli.py::test_console_script_record_pipe_replay": "spar record | spar replay",
+    "tests/test_export.py::test_the_onnx_agent_plays_a_bench_without_importing_torch": "a bench in a subprocess that blocks torch",
+    "tests/test_extras.py::test_without_ray_the_ray_option_names_the_ray_extra": "spar in a subprocess, from a site without the extras",
+    "tests/test_extras.py::test_without_onnx_export_says_the_install_is_broken": "spar in a subprocess, from a site without onnx",
+    "tests/test_extras.py::test_the_commands_run_without_any_extra": "spar commands in subprocesses, from a site without the extras",
+    "tests/test_friends_wire.py::test_a_restarted_server_takes_up_a_table_and_its_people_come_back_with_their_links": "spar serve started, stopped and started again",
+    "tests/test_friends_wire.py::test_the_records_of_a_table_replay": "a whole table over live connections, then spar replay",
+    "tests/test_state_folder.py::test_sweep_of_hostile_state_folders[a 3 GiB game]": "a 3 GiB file written and refused",
+    "tests/test_state_folder.py::test_sweep_of_hostile_state_folders[a 3 GiB table]": "a 3 GiB file written and refused",
+    "tests/test_hostile_files.py::test_a_hostile_file_does_no_harm[checkpoint-huge-a 5 GiB file]": "a 5 GiB file written and refused",
+    "tests/test_hostile_files.py::test_a_hostile_file_does_no_harm[config-nesting-an array nested 100,000 deep]": "an array nested 100,000 deep, parsed and refused",
 }
 
 # A test touches Gymnasium or Ray where what it runs names one of these.
 GYM_RAY = re.compile(
-    r"\b(gymnasium|gym\.make|make_vec|pettingzoo|raw_env|spar_env\.envs|SparEnv|SparVectorEnv"
-    r"|SelfPlay|ray|rllib|stable_baselines3|sb3_contrib|MaskablePPO|tianshou)\b"
-    r"|spar_env\.env\("
+    r"\b(gymnasium|gym\.make|make_vec|pettingzoo|raw_env|SparEnv|SparVectorEnv|SelfPlay"
+    r"|register_envs|ray|rllib|stable_baselines3|sb3_contrib|MaskablePPO|tianshou)\b"
+    r"|spar_env\.env\(|spar_env\.envs(\.aec|\.single|\.vector)?\s+import"  # the envs' modules
 )
+# The lanes' own tests: they hold the names above as text, and touch none of them.
+NOT_TOUCHING = {"test_lanes.py"}
 # Tests that run the code they are given (a manual's example): judged by that code alone, as
 # the runner around it is the same for all (and names Ray for the examples that need it).
 BY_PARAMETERS = {"test_readme.py": "test_example_runs_in_a_fresh_interpreter"}
@@ -189,6 +216,8 @@ def touches_gym_or_ray(path: Path, test: str, fixtures: list[str], params: dict)
     """Whether the test ``test`` of the module at ``path`` touches Gymnasium or Ray: whether
     its module imports one at its top, or its code, the fixtures it takes, its parameters, or any name these use (at any depth,
     through the helpers and test modules they come from) name one of :data:`GYM_RAY`."""
+    if path.name in NOT_TOUCHING:
+        return False
     if BY_PARAMETERS.get(path.name) == test:
         return bool(GYM_RAY.search("\n".join(map(str, params.values()))))
     if imports_gym_or_ray(path):
