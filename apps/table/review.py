@@ -34,6 +34,13 @@ The search sees what the seat saw at the time (its worlds are drawn from the sea
 never the cards the record reveals; the reasons may use the whole deal, which the review
 shows once the hand is over. A decision with one legal card is forced, and not searched.
 
+**Stand-in moves**: at a table of friends the bot moves for a person who is away (or whose
+turn timer ran out), and the record lists those plays (``seats[s].stood_in``). Such a move
+is not the person's: it is shown as a stand-in move, never searched nor judged, and it is
+not among the hand's :attr:`HandReview.decisions` (so no summary or session report counts
+it). The record's names of the seats' people are kept (:attr:`HandReview.names`), for the
+review to name them.
+
 **Seeded**: the search draws each decision's worlds from its ``seed`` and the decision's
 view (the added batches from that seed and the batch's number), so the same record, seat,
 seed and budget give the same review.
@@ -104,6 +111,7 @@ class DecisionReview:
     mistake: bool  # the gap is above MISTAKE_MARGIN and above MISTAKE_Z standard errors
     reasons: list[Reason] = field(default_factory=list)  # the position's, then the worlds'
     worlds: int = 0  # worlds drawn for it (0: forced)
+    stood_in: bool = False  # the bot played it for the person away: not searched nor judged
 
     @property
     def undecided(self) -> bool:
@@ -142,10 +150,20 @@ class HandReview:
     worlds: int  # worlds the search values each decision in, at first
     chance_before: float | None  # the seat's match chance when the hand was dealt
     max_worlds: int = REVIEW_MAX_WORLDS  # worlds a decision not yet decided may grow to
+    names: dict[int, str] = field(default_factory=dict)  # the record's people, by seat
+    stand_ins: frozenset[int] = frozenset()  # every seat's plays the bot made for them
 
     @property
     def decisions(self) -> list[DecisionReview]:
-        return [t.decision for t in self.tricks if t.decision is not None]
+        """The seat's own decisions (its stand-in moves are not its own)."""
+        return [t.decision for t in self.tricks
+                if t.decision is not None and not t.decision.stood_in]  # fmt: skip
+
+    @property
+    def stood_in(self) -> list[DecisionReview]:
+        """The seat's moves the bot made for it while it was away."""
+        return [t.decision for t in self.tricks
+                if t.decision is not None and t.decision.stood_in]  # fmt: skip
 
     @property
     def mistakes(self) -> list[DecisionReview]:
@@ -191,9 +209,11 @@ def review_hand(
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.players:
         raise ValueError(f"the seat must be 0..{rules.players - 1}; got {seat!r}")
     states, histories, plays = _decisions(parsed, seat, match)
+    stand_ins = _stand_ins(parsed)
     situation = Situation(State.concat(states), History.concat(histories), np.arange(len(states)))
     probs = search.policy(situation)
-    open_rows = np.flatnonzero(np.bitwise_count(situation.legal) > 1)
+    own = np.array([play not in stand_ins for play in plays], dtype=bool)
+    open_rows = np.flatnonzero((np.bitwise_count(situation.legal) > 1) & own)
     searched = search.card_estimates(
         Situation(situation.state, situation.history, open_rows)
     )  # one batch for the whole hand
@@ -204,6 +224,9 @@ def review_hand(
     decisions = []
     for row, play in enumerate(plays):
         one = Situation(situation.state, situation.history, np.array([row]))
+        if play in stand_ins:
+            decisions.append(_stand_in(play, parsed.plays[play], probs[row]))
+            continue
         decisions.append(
             _decision(one, play, parsed.plays[play], probs[row], estimates.get(row), chances)
         )
@@ -219,7 +242,22 @@ def review_hand(
         worlds=search.worlds,
         max_worlds=max(max_worlds, search.worlds),
         chance_before=before,
-    )
+        names={s: entry["person"] for s, entry in enumerate(parsed.seats or [])
+               if "person" in entry and entry["person"]},
+        stand_ins=frozenset(stand_ins),
+    )  # fmt: skip
+
+
+def _stand_ins(parsed: ParsedRecord) -> set[int]:
+    """The plays (indices into the record's ``plays``) the bot made for people away."""
+    return {play for entry in parsed.seats or [] for play in entry.get("stood_in", [])}
+
+
+def _stand_in(play: int, played: int, probs: np.ndarray) -> DecisionReview:
+    """A move the bot made for the person away: shown with the bot's probability, not judged."""
+    card = CardValue(played, float(probs[played]), float("nan"), 0.0, None)
+    return DecisionReview(play, played, False, [card], played, 0.0, 0.0, None, False,
+                          stood_in=True)  # fmt: skip
 
 
 def reviewer(

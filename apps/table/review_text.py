@@ -7,7 +7,9 @@ face-down card as ``null``, as the table showed it), and at each of the seat's d
 every legal card with its numbers (``prob``, ``value``, ``stderr``, ``chance``) and their
 texts, the verdict, the cost of a mistake, the reasons (or, for a mistake no reason
 explains, a line that says so) and, where the bot's first choice is not the search's best, a
-line that says so. The numbers are named as the table names them: payoffs (what the hand pays
+line that says so. At a table of friends the seats' people are named as the record names
+them (``seat 2`` for a bot's seat), and a move the bot made for a person away is shown as a
+stand-in move (``stood_in``), never judged. The numbers are named as the table names them: payoffs (what the hand pays
 each seat) in a ruleset whose payoff is ``stakes``, points where it is ``points``. Every
 sentence comes from the message table (:mod:`spar_apps.table.messages`, keys ``review.*``); numbers are written as the
 language writes them (``+2.00`` in English, ``+2,00`` in French; ``62%``, ``62 %``).
@@ -61,8 +63,12 @@ def amount(rules: Ruleset, value: float, language: Language) -> str:
 
 
 def seat_name(review: HandReview, seat: int, language: Language) -> str:
+    """``you`` for the reviewed seat; another seat by its person's name in the record, else
+    ``seat 2``."""
     if seat == review.seat:
         return say("review.you", language)
+    if seat in review.names:
+        return review.names[seat]
     return say("review.seat", language, seat=seat)
 
 
@@ -87,11 +93,15 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
     if review.chance_before is not None:
         before = percent(review.chance_before, language)
         notes.append(say("review.note.match", language, before=before))
+    if review.stood_in:
+        notes.append(say("review.note.stood_in", language, n=len(review.stood_in)))
     return finite(
         {
             "variant": rules.variant,
             "players": rules.players,
             "seat": review.seat,
+            "names": {str(seat): name for seat, name in sorted(review.names.items())},
+            "stood_in": len(review.stood_in),
             "language": language,
             "title": say("review.title", language),
             "summary": summary,
@@ -111,22 +121,33 @@ def review_texts(review: HandReview, language: Language, bot: str) -> dict[str, 
 
 def _trick(review: HandReview, trick: TrickReview, language: Language) -> dict[str, Any]:
     rules = review.rules
+    n = rules.players
     plays = [
         {
             "seat": seat,
             "name": seat_name(review, seat, language),
+            "stood_in": trick.number * n + k in review.stand_ins,
             # another seat's face-down card stays a back, as the table showed it
             "card": None if down and seat != review.seat else card_text(rules, card, language),
             "code": None if down and seat != review.seat else rules.card_name(card),
             "down": down,
         }
-        for seat, card, down in trick.plays
+        for k, (seat, card, down) in enumerate(trick.plays)
     ]
     winning = card_text(rules, trick.winning_card, language)
-    won = (say("review.won.you", language, card=winning) if trick.winner == review.seat
-           else say("review.won.seat", language, seat=trick.winner, card=winning))  # fmt: skip
+    if trick.winner == review.seat:
+        won = say("review.won.you", language, card=winning)
+    elif trick.winner in review.names:
+        won = say("review.won.name", language, name=review.names[trick.winner], card=winning)
+    else:
+        won = say("review.won.seat", language, seat=trick.winner, card=winning)
     title = say("review.trick", language, trick=trick.number + 1, tricks=rules.hand_size)
-    shown = ", ".join(f"{p['name']} {p['card'] or BACK}" for p in plays)
+    shown = ", ".join(
+        say("review.by_stand_in", language, name=p["name"]) + f" {p['card'] or BACK}"
+        if p["stood_in"]
+        else f"{p['name']} {p['card'] or BACK}"
+        for p in plays
+    )
     return {
         "number": trick.number + 1,
         "title": title,
@@ -159,13 +180,14 @@ def _decision(review: HandReview, d: DecisionReview, language: Language) -> dict
                            if searched else ""),
             "chance_text": "" if c.chance is None else percent(c.chance, language),
             "played": c.card == d.played,
-            "best": c.card == d.best and not d.forced,
+            "best": c.card == d.best and not d.forced and not d.stood_in,
         })  # fmt: skip
     return {
         "played": name(d.played),
-        "played_text": say("review.played", language, card=name(d.played)),
+        "played_text": say(_played_key(d), language, card=name(d.played)),
         "best": name(d.best),
         "forced": d.forced,
+        "stood_in": d.stood_in,
         "mistake": d.mistake,
         "cost": {"points": d.gap, "stderr": d.gap_stderr, "chance": d.chance_gap}
         if d.mistake
@@ -182,6 +204,10 @@ def _decision(review: HandReview, d: DecisionReview, language: Language) -> dict
     }
 
 
+def _played_key(d: DecisionReview) -> str:
+    return "review.played_for_you" if d.stood_in else "review.played"
+
+
 def _disagree(rules: Ruleset, d: DecisionReview, name, language: Language) -> str | None:
     """Where the bot's first choice is not the search's best, by more than the margin."""
     if d.forced or d.bot_first == d.best:
@@ -196,6 +222,8 @@ def _disagree(rules: Ruleset, d: DecisionReview, name, language: Language) -> st
 
 
 def _verdict(rules: Ruleset, d: DecisionReview, name, language: Language) -> str:
+    if d.stood_in:
+        return say("review.verdict.stood_in", language, card=name(d.played))
     if d.forced:
         return say("review.verdict.forced", language, card=name(d.played))
     if d.best == d.played:

@@ -17,7 +17,19 @@ MESSAGES = {
         "en": "seat {seat} won it with {card}",
         "fr": "le siège {seat} l'a remporté avec {card}",
     },
+    "review.won.name": {
+        "en": "{name} won it with {card}",
+        "fr": "{name} l'a remporté avec {card}",
+    },
+    "review.by_stand_in": {
+        "en": "{name} (the bot standing in)",
+        "fr": "{name} (le bot à sa place)",
+    },
     "review.played": {"en": "you played {card}", "fr": "vous avez joué {card}"},
+    "review.played_for_you": {
+        "en": "the bot played {card} for you",
+        "fr": "le bot a joué {card} à votre place",
+    },
     "review.col.card": {"en": "card", "fr": "carte"},
     "review.col.bot": {"en": "bot", "fr": "bot"},
     "review.col.value.stakes": {"en": "value (payoff)", "fr": "valeur (gain)"},
@@ -57,6 +69,12 @@ MESSAGES = {
         "better by {gap}",
         "fr": "{first} était le premier choix du bot ({prob}) ; en jouant ses mondes, la "
         "recherche trouve {best} meilleure de {gap}",
+    },
+    "review.verdict.stood_in": {
+        "en": "a stand-in move: the bot played {card} for you while you were away; it is not "
+        "judged as yours",
+        "fr": "un coup de remplacement : le bot a joué {card} à votre place pendant votre "
+        "absence ; il n'est pas jugé comme le vôtre",
     },
     "review.verdict.forced": {
         "en": "{card} was the only legal card",
@@ -165,6 +183,18 @@ MESSAGES = {
         "là où la carte jouée et la meilleure ne sont pas encore départagées. Une erreur est "
         "une carte qui vaut moins que la meilleure de plus de {margin} et de {z} erreurs "
         "types.",
+    },
+    "review.note.stood_in.one": {
+        "en": "{n} of your moves was the bot's, standing in while you were away: it is shown, "
+        "not judged, and counts in no summary.",
+        "fr": "{n} de vos coups a été joué par le bot à votre place pendant votre absence : il "
+        "est montré, pas jugé, et ne compte dans aucun bilan.",
+    },
+    "review.note.stood_in.other": {
+        "en": "{n} of your moves were the bot's, standing in while you were away: they are "
+        "shown, not judged, and count in no summary.",
+        "fr": "{n} de vos coups ont été joués par le bot à votre place pendant votre absence : "
+        "ils sont montrés, pas jugés, et ne comptent dans aucun bilan.",
     },
     "review.note.match": {
         "en": "Match chance: your chance to win the match after the hand, were all seats equal "
