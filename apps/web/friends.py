@@ -20,7 +20,11 @@ the bots move on the server, each finished hand leaves its record with who sat w
 (``seats``), and when a match ends the table may play another (:meth:`FriendsTable.again`),
 with whoever has taken a seat by then. A person away past the timer has the bot move for
 them (:meth:`FriendsTable.timed_out`), and every seat's lines say so; at a hand's end
-the timer deals the next hand. So a table never stalls.
+the timer deals the next hand. So a table never stalls while someone is there; a table
+everyone has left (:attr:`FriendsTable.deserted`, which the live routes set) pauses after
+the hand in progress: the bot finishes that hand for the people away and its record is
+kept, but no next hand is dealt, and so none recorded, until someone comes back
+(:meth:`FriendsTable.back`).
 
 :class:`~spar_apps.web.friends_store.FriendsTables` holds the tables by id and keeps them on
 disk. Nothing is kept about a person but the seat's name they chose.
@@ -109,6 +113,7 @@ class FriendsTable:
         self.changed = clock()  # when the table last changed: the timer counts from it
         self.busy = asyncio.Lock()  # one change at a time (the app holds it)
         self.records_lost: str | None = None  # why its records cannot be written, if they cannot
+        self.deserted = False  # every seat's connection has left: no next hand is dealt
 
     # ----- seats -------------------------------------------------------------------------
     def take(self, name: str) -> tuple[int, str]:
@@ -216,14 +221,24 @@ class FriendsTable:
 
     def deadline(self) -> float | None:
         """When the timer moves for the table (a person away, or a hand over), or None:
-        before the first match, when a bot is to move, or once the match is over."""
+        before the first match, when a bot is to move, once the match is over, or at a
+        hand's end while the table is :attr:`deserted`."""
         game = self.game
         if game is None or game.table.session_over:
             return None
         table = game.table
+        if table.hand_over and self.deserted:
+            return None  # paused after the hand in progress, until someone comes back
         if table.hand_over or table.people_turn:
             return self.changed + self.timer
         return None
+
+    def back(self) -> None:
+        """Someone is connected again: a table paused at a hand's end deals again, its timer
+        counting from now."""
+        if self.deserted:
+            self.deserted = False
+            self.changed = self.clock()
 
     def timed_out(self) -> bool:
         """If the timer has run out: the bot moves for the person to move, or the next hand is

@@ -34,6 +34,9 @@ new one is closed at once. Each says why in its close's reason.
 A table lives while it is played: every action at it (a request, a connection's hello and
 messages, a move of its timer) restarts its time to live (``Limits.ttl``), and a table with a
 seat connected is kept whatever its time; it counts again from the moment the last one leaves.
+A table whose last connection has left pauses after the hand in progress (no next hand is
+dealt while no one is there: :attr:`~spar_apps.web.friends.FriendsTable.deserted`); the
+first connection back resumes it, its timer counting from then.
 
 The HTTP requests have the limits of the rest of the server (body size, new tables per
 address as new games, the origin checks); a connection's messages are rate-limited,
@@ -176,6 +179,7 @@ class FriendsRoutes:
             seat = table.seat_of(hello["key"])
             self._join(table, websocket, seat, lang)
             async with table.busy:
+                table.back()  # a table paused with no one there resumes
                 await _send(websocket, await self._view(table, seat, lang))
                 self._schedule(table)
             while True:
@@ -210,6 +214,9 @@ class FriendsRoutes:
                     self._touch(table)  # its time to live counts from now
                 if not self.sockets.get(table.id, True):
                     del self.sockets[table.id]
+                if table.id not in self.sockets:  # no one is left: pause after this hand
+                    table.deserted = True
+                    self._schedule(table)
 
     def _refusal(self, address: str, lang: Language) -> Closed | None:
         """Why a new live connection from ``address`` is refused (past a cap), or None."""
