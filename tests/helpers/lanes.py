@@ -111,6 +111,7 @@ SLOW: dict[str, str] = {
     "tests/test_extras.py::test_the_commands_run_without_any_extra": "spar commands in subprocesses, from a site without the extras",
     "tests/test_friends_wire.py::test_a_restarted_server_takes_up_a_table_and_its_people_come_back_with_their_links": "spar serve started, stopped and started again",
     "tests/test_friends_wire.py::test_the_records_of_a_table_replay": "a whole table over live connections, then spar replay",
+    "tests/test_friends_pause.py::test_a_table_everyone_left_deals_no_hand_until_someone_comes_back_over_the_wire": "spar serve; waits out its 5 s turn timer three times",
     "tests/test_state_folder.py::test_sweep_of_hostile_state_folders[a 3 GiB game]": "a 3 GiB file written and refused",
     "tests/test_state_folder.py::test_sweep_of_hostile_state_folders[a 3 GiB table]": "a 3 GiB file written and refused",
     "tests/test_hostile_files.py::test_a_hostile_file_does_no_harm[checkpoint-huge-a 5 GiB file]": "a 5 GiB file written and refused",
