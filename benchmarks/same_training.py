@@ -98,15 +98,22 @@ CASES = [
     ),  # fmt: skip
     Case("warm_start_magnet", "configs/ppo_mmd_spar2.toml", FINE_TUNE),
     Case("imitation_only", TINY, [*SHORT, "run.updates=0", "warmstart.updates=2"]),
+    Case("mccfr", None, MCCFR),
+]
+# Cases of features a base must have (search in the loop, served inference: from dd2efeb on);
+# run by default, beside CASES.
+LATER_CASES = [
     # Search in the loop: searched games beside the rollout, played here, then by two worker
     # processes (each its share of them), each stopped and resumed.
     Case("search", TINY, [*SHORT, *SEARCH], stop_after=2),
     Case("search_workers", TINY, [*SHORT, *SEARCH, "rollout.workers=2"], stop_after=1),
-    # Served inference: two worker processes whose turns the learner answers.
+    # Served inference: two worker processes whose turns the learner answers. A base from
+    # before the learner joined their turns in worker order, whatever order they asked in,
+    # may differ from itself run to run in the curves' last bits (a row's answer depends on
+    # its place in the batch); its checkpoints did not.
     Case(
         "served", TINY, [*SHORT, "rollout.workers=2", 'rollout.inference="learner"'], stop_after=2
     ),  # fmt: skip
-    Case("mccfr", None, MCCFR),
 ]
 # On a local Ray (--ray: a Ray start per tree): one game shared out among two workers, and a
 # mix whose games go whole to them; each stopped and resumed.
@@ -143,28 +150,30 @@ sys.meta_path.insert(0, _TreeFinder())
 
 # What a tree's interpreter runs: each case of the JSON list in argv[1], into argv[2].
 DRIVER = """\
-import json, sys
+import inspect, json, sys
 from pathlib import Path
 import spar_train
 from spar_train.config import load_config
 from spar_train.entry import run
-from spar_train.hooks import Hook
-from spar_train.ppo.checkpoint import save_run
 
 
-class StopAfter(Hook):  # tests/helpers/stop.py's: stop as if killed just after a checkpoint
-    def __init__(self, updates):
-        self.updates = updates
+def stopped(updates):  # tests/helpers/stop.py's StopAfter: stop as if killed after a checkpoint
+    from spar_train.hooks import Hook
+    from spar_train.ppo.checkpoint import save_run
 
-    def on_update(self, run, update):
-        if run.done_here < self.updates:
-            return True
-        if run.saved_at != update.step:
-            save_run(run)
-        run.result.stopped_early = True
-        return False
+    class StopAfter(Hook):
+        def on_update(self, run, update):
+            if run.done_here < updates:
+                return True
+            if run.saved_at != update.step:
+                save_run(run)
+            run.result.stopped_early = True
+            return False
+
+    return StopAfter()
 
 
+OWN_STOP = "stop_after" in inspect.signature(run).parameters  # a tree from before the hook
 cases, runs = json.loads(sys.argv[1]), Path(sys.argv[2])
 print("tree", Path(spar_train.__file__).resolve().parents[1], flush=True)
 for case in cases:
@@ -173,7 +182,10 @@ for case in cases:
     if case["stop_after"] is None:
         run(config, out)
     else:
-        run(config, out, hooks=[StopAfter(case["stop_after"])])
+        if OWN_STOP:
+            run(config, out, stop_after=case["stop_after"])
+        else:
+            run(config, out, hooks=[stopped(case["stop_after"])])
         run(resume=out / config.run.name)
     print("ran", case["name"], flush=True)
 """
@@ -274,11 +286,12 @@ def compare(base: str, cases: list[Case], work: Path) -> dict[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the commit to compare with")
-    parser.add_argument("--case", action="append", choices=[c.name for c in CASES + RAY_CASES],
+    parser.add_argument("--case", action="append",
+                        choices=[c.name for c in CASES + LATER_CASES + RAY_CASES],
                         help="a case to run (repeatable; default: every case)")  # fmt: skip
     parser.add_argument("--ray", action="store_true", help="the Ray cases too (a local Ray)")
     args = parser.parse_args(argv)
-    known = CASES + RAY_CASES if args.ray or args.case else CASES
+    known = CASES + LATER_CASES + (RAY_CASES if args.ray or args.case else [])
     cases = [c for c in known if args.case is None or c.name in args.case]
     with tempfile.TemporaryDirectory(prefix="same_training_") as work:
         report = compare(args.base, cases, Path(work))

@@ -91,10 +91,12 @@ class PartSource(RolloutSource, Protocol):
         pool: MixPool,
         hands: int,
         rng: np.random.Generator,
-        teacher: Sequence[Agent] | None = None,
+        stand_ins: Sequence[Agent] | None = None,
         answer: Answer | None = None,
     ) -> list[Rollout]:
-        """The rollout of each of the source's games, in order; ``answer`` answers the
+        """The rollout of each of the source's games, in order; ``stand_ins`` play the
+        learner's seats, one agent a game (imitation's teachers, as :meth:`collect`'s
+        ``teacher``; search's labelers); ``answer`` answers the
         networks' turns (:data:`~spar_train.ppo.sources.lockstep.Answer`; None: here)."""
         ...
 

@@ -9,7 +9,8 @@ observation shows vary as they do in play. Each hand's seats are given out by th
 :func:`spar_train.tournament.hands.play_batch` plays the bench's:
 
 - :meth:`~GameBatch._play_hand`: the pool seats the hand, the steps run until every game's
-  hand is over, and :class:`Records` takes each learner seat's reward;
+  hand is over, and :class:`Records` takes each learner seat's reward; what every step of
+  the hand reads is one :class:`Hand`;
 - :meth:`~GameBatch._step`: the seat to move in each game belongs to the learner or to an
   opponent; the turns the networks must answer are yielded (the learner's, and each snapshot
   opponent's: :mod:`spar_train.ppo.sources.lockstep` answers many games' turns in one forward
@@ -32,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -127,6 +129,21 @@ class Records:
         )
 
 
+@dataclass(frozen=True)
+class Hand:
+    """One hand in every game of a batch, as each of its steps reads it."""
+
+    number: int  # the hand's index in this rollout
+    roles: np.ndarray  # int [G, N]: who holds each seat (LEARNER, or an opponent's index)
+    opponents: list[Agent]  # the pool's opponents, by index
+    rng: np.random.Generator  # draws the learner's actions (and the opponents')
+    privileged: bool  # record the other seats' hands, for a privileged critic
+    # Plays the learner's seats instead of sampling the network's answer, its choices recorded
+    # with the network's log-probabilities: imitation's teacher, or search's labeler.
+    stand_in: Agent | None
+    records: Records  # what the rollout keeps
+
+
 class GameBatch:
     """One game's batch of games, played with the learner and its pool; it keeps its games
     between rollouts (module docstring).
@@ -190,65 +207,61 @@ class GameBatch:
         hands: int,
         rng: np.random.Generator,
         privileged: bool,
-        teacher: Agent | None = None,
+        stand_in: Agent | None = None,
     ) -> Play[Rollout]:
         """Play ``hands`` hands in every game, as a generator: at each step it yields the
         turns the networks must answer (the learner's, and each snapshot opponent's) and is
         sent their answers, so that
         :func:`~spar_train.ppo.sources.mix.collect_in_lockstep` answers many batches' turns
-        in one forward pass per network. With a ``teacher``, the learner's seats play the
-        teacher's choices instead of the network's (for imitation); the records are the same.
+        in one forward pass per network. With a ``stand_in`` (:class:`Hand`), the learner's
+        seats play its choices instead of the network's; the records are the same.
         ``privileged``: record the other seats' hands for a privileged critic.
         """
         records = Records(hands, self.state.batch_size, self.rules.players, list(pool.shares()))
-        opponents = pool.opponents
-        for hand in range(hands):
-            yield from self._play_hand(hand, pool, opponents, rng, privileged, teacher, records)
+        for number in range(hands):
+            yield from self._play_hand(number, pool, rng, privileged, stand_in, records)
             self._deal_next(rng)
         return records.rollout(hands * self.state.batch_size, self.num_actions)
 
-    def _play_hand(self, hand: int, pool: OpponentPool, opponents: list[Agent],
-                   rng: np.random.Generator, privileged: bool, teacher: Agent | None,
+    def _play_hand(self, number: int, pool: OpponentPool, rng: np.random.Generator,
+                   privileged: bool, stand_in: Agent | None,
                    records: Records) -> Steps[None]:  # fmt: skip
         """One hand in every game, seated by the pool, to its end; its rewards recorded."""
         state, n = self.state, self.rules.players
         roles, entry = pool.assign(state.batch_size, rng)
+        hand = Hand(number, roles, pool.opponents, rng, privileged, stand_in, records)
         before = None if self.match_table is None else chances_now(self.match_table, state)
         payoff = np.zeros((state.batch_size, n), dtype=np.float64)
         for _ in range(n * self.most + 1):
             if not (~state.terminated).any():
                 break
-            actions = yield from self._step(hand, roles, opponents, rng, privileged, teacher,
-                                            records)  # fmt: skip
+            actions = yield from self._step(hand)
             step_with_history(state, actions, self.history)
             payoff += state.rewards
         else:
             raise RuntimeError("hands still running after every seat's last decision")
-        records.end_hand(hand, roles == LEARNER, self._gain(payoff, before), payoff, entry)
+        records.end_hand(number, roles == LEARNER, self._gain(payoff, before), payoff, entry)
 
-    def _step(self, hand: int, roles: np.ndarray, opponents: list[Agent],
-              rng: np.random.Generator, privileged: bool, teacher: Agent | None,
-              records: Records) -> Steps[np.ndarray]:  # fmt: skip
+    def _step(self, hand: Hand) -> Steps[np.ndarray]:
         """Every live game's decision at this step (module docstring); returns the actions."""
-        state = self.state
+        state, records = self.state, hand.records
         seat = np.maximum(state.current_player, 0)
-        role = np.where(~state.terminated, roles[self.rows, seat], -2)
+        role = np.where(~state.terminated, hand.roles[self.rows, seat], -2)
         actions = np.zeros(state.batch_size, dtype=np.int64)
         mine = np.flatnonzero(role == LEARNER)
         t0 = time.perf_counter()
-        learner = self._learner_turn(mine, seat[mine], privileged) if mine.size else None
+        learner = self._learner_turn(mine, seat[mine], hand.privileged) if mine.size else None
         t1 = time.perf_counter()
-        seated, policies = self._opponents_to_move(role, opponents)
+        seated, policies = self._opponents_to_move(role, hand.opponents)
         turns: list[Turn] = [] if learner is None else [learner]
         turns += policies
         t2 = time.perf_counter()
         answers = iter((yield turns) if turns else [])
         t3 = time.perf_counter()
         if learner is not None:
-            self._learner_acts(hand, learner, next(answers), mine, seat[mine], rng, teacher,
-                               records, actions)  # fmt: skip
+            self._learner_acts(hand, learner, next(answers), mine, seat[mine], actions)
         t4 = time.perf_counter()
-        self._opponents_act(seated, answers, rng, actions)
+        self._opponents_act(seated, answers, hand.rng, actions)
         t5 = time.perf_counter()
         records.clock["learner"] += (t1 - t0) + (t4 - t3)
         records.clock["opponents"] += (t2 - t1) + (t5 - t4)
@@ -281,15 +294,14 @@ class GameBatch:
                 seated.append((agent, theirs, situation, inputs))
         return seated, turns
 
-    def _learner_acts(self, hand: int, turn: LearnerTurn, answer: tuple[np.ndarray, np.ndarray],
-                      games: np.ndarray, seats: np.ndarray, rng: np.random.Generator,
-                      teacher: Agent | None, records: Records,
+    def _learner_acts(self, hand: Hand, turn: LearnerTurn,
+                      answer: tuple[np.ndarray, np.ndarray], games: np.ndarray, seats: np.ndarray,
                       actions: np.ndarray) -> None:  # fmt: skip
-        """The learner's seats act on the network's answer (or the teacher's choice), recorded."""
+        """The learner's seats act on the network's answer (or the stand-in's choice), recorded."""
         logp_all, values = answer
-        taken, logp = self._choose(turn, logp_all, games, rng, teacher)
+        taken, logp = self._choose(turn, logp_all, games, hand.rng, hand.stand_in)
         actions[games] = self.view.to_game(taken)
-        records.add(hand, games, seats, turn, taken, logp, values)
+        hand.records.add(hand.number, games, seats, turn, taken, logp, values)
 
     def _opponents_act(self, seated: list[Seated], answers: Any, rng: np.random.Generator,
                        actions: np.ndarray) -> None:  # fmt: skip
@@ -308,14 +320,15 @@ class GameBatch:
         logp_all: np.ndarray,
         games: np.ndarray,
         rng: np.random.Generator,
-        teacher: Agent | None,
+        stand_in: Agent | None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The actions the learner's seats take (sampled, or the teacher's) and their log-probs."""
-        if teacher is None:
+        """The actions the learner's seats take (sampled, or the stand-in's) and their
+        log-probs."""
+        if stand_in is None:
             probs = torch.from_numpy(logp_all).exp().numpy()  # torch's exp, as the agents take it
             actions = sample_actions(probs * turn.mask, rng)
         else:
-            actions = teacher.act(Situation(self.state, self.history, games), rng).actions
+            actions = stand_in.act(Situation(self.state, self.history, games), rng).actions
             actions = self.view.action_of[actions]
         logp = logp_all[np.arange(games.size), actions]
         return actions, logp.astype(np.float32)

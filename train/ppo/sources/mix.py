@@ -100,12 +100,14 @@ class MixSource(PooledGames):
         pool: MixPool,
         hands: int,
         rng: np.random.Generator,
-        teacher: Sequence[Agent] | None = None,
+        stand_ins: Sequence[Agent] | None = None,
         answer: Answer | None = None,
     ) -> list[Rollout]:
         """The rollout of each game, in order (:meth:`collect` joins them; a worker sends
-        them to be joined with the other workers'); ``answer`` answers the networks' turns
-        (:func:`~spar_train.ppo.sources.lockstep.play_in_lockstep`; by default, here)."""
+        them to be joined with the other workers'); ``stand_ins``: one agent a game that plays
+        the learner's seats (:class:`~spar_train.ppo.sources.batch.Hand`); ``answer`` answers
+        the networks' turns (:func:`~spar_train.ppo.sources.lockstep.play_in_lockstep`; by
+        default, here)."""
         privileged = model.privileged > 0
         plays = [
             batch.play(
@@ -113,7 +115,7 @@ class MixSource(PooledGames):
                 hands,
                 rng,
                 privileged,
-                teacher=None if teacher is None else teacher[i],
+                stand_in=None if stand_ins is None else stand_ins[i],
             )  # fmt: skip
             for i, batch in enumerate(self.batches)
         ]

@@ -8,8 +8,9 @@ the targets of the searched decisions (:class:`~spar_agents.ppo.improve.SearchTa
 1. its searched games, ``search.games`` games of the run's mix (or the share of them a worker
    plays), play ``rollout.hands`` hands in self-play, every seat the current network, sampling
    its policy (the positions the network itself reaches). They are one more
-   :class:`~spar_train.ppo.sources.mix.MixSource` (:class:`SearchedGames`), played with a
-   labeler for each game (:class:`SearchLabeler`);
+   :class:`~spar_train.ppo.sources.mix.MixSource` (:class:`SearchedGames`), its learner's
+   seats played by a labeler for each game (:class:`SearchLabeler`, a stand-in:
+   :class:`~spar_train.ppo.sources.batch.Hand`);
 2. at every decision with more than one legal card, the labeler asks the ``search`` agent
    (:mod:`spar_agents.search`) for every legal card's value, with the current network as
    its model of every seat: its belief over the hidden cards and its rollouts. Its settings
@@ -140,7 +141,7 @@ class SearchedGames:
         seed = int(rng.integers(SEED_BOUND))
         labelers = [SearchLabeler(game, model, self.settings, seed, scale)
                     for game, scale in zip(self.games.games, self.scales, strict=True)]  # fmt: skip
-        self.games.collect(model, self.own_pool, hands, rng, labelers)
+        self.games.collect_games(model, self.own_pool, hands, rng, stand_ins=labelers)
         found = [part for labeler in labelers for part in labeler.found]
         return SearchTargets.join(found) if found else None
 
@@ -200,13 +201,13 @@ class SearchSource(PooledGames):
         pool: MixPool,
         hands: int,
         rng: np.random.Generator,
-        teacher: Sequence[Agent] | None = None,
+        stand_ins: Sequence[Agent] | None = None,
         answer: Answer | None = None,
     ) -> list[Rollout]:
         """The inner source's rollouts, the first with what search found (and its seconds,
-        ``search``); with a ``teacher`` (the warm start's imitation) no search."""
-        parts = self.inner.collect_games(model, pool, hands, rng, teacher, answer)
-        if teacher is not None:
+        ``search``); with ``stand_ins`` (the warm start's imitation) no search."""
+        parts = self.inner.collect_games(model, pool, hands, rng, stand_ins, answer)
+        if stand_ins is not None:
             return parts
         began = time.perf_counter()
         found = self.searched.play(model, hands, rng)  # over this process's copy of the network
