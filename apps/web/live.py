@@ -215,7 +215,6 @@ class FriendsRoutes:
                 if not self.sockets.get(table.id, True):
                     del self.sockets[table.id]
                 if table.id not in self.sockets:  # no one is left: pause after this hand
-                    table.deserted = True
                     self._schedule(table)
 
     def _refusal(self, address: str, lang: Language) -> Closed | None:
@@ -320,7 +319,10 @@ class FriendsRoutes:
         self._schedule(table)
 
     def _schedule(self, table: FriendsTable) -> None:
-        """Wake at the table's deadline, if it has one: the bot moves for the person away."""
+        """Wake at the table's deadline, if it has one: the bot moves for the person away.
+        A table with no seat connected is :attr:`~spar_apps.web.friends.FriendsTable.deserted`
+        (it deals no next hand), whether its people left or never came."""
+        table.deserted = not self.sockets.get(table.id)
         handle = self.timers.pop(table.id, None)
         if handle is not None:
             handle.cancel()
