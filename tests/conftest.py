@@ -2,7 +2,7 @@
 
 - ``tiny_run``: a tiny PPO run, trained once per test process (each xdist worker) and shared
   by every module that reads one; ``run_copy``: a fresh copy of it per test, to change.
-- ``browser``: a headless Chromium, launched once per test process for all the browser tests.
+- ``browser``: a headless Chromium, launched once per browser test module.
 - The ``slow`` and ``gym_ray`` marks, from the lists of :mod:`helpers.lanes`.
 """
 
@@ -42,7 +42,11 @@ def run_copy(tiny_run: Path, tmp_path: Path, monkeypatch) -> Path:
     return copy_run(tiny_run, tmp_path, monkeypatch)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A headless Chromium for all the browser tests of the process (:mod:`helpers.browser`)."""
+    """A headless Chromium for the browser tests of one module (:mod:`helpers.browser`).
+
+    Not one per process: while Playwright's sync API is open, its event loop runs in the
+    thread, so every later test of the process that calls ``asyncio.run`` (the web tests)
+    would fail."""
     yield from launched()

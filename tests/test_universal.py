@@ -270,7 +270,7 @@ def test_spar_play_seats_the_shipped_universal_bot_and_never_falls_back(args, se
     shipped universal bot holds every other seat through a whole hand."""
     child = spawn(*args, "--seed", "5")
     found = child.expect(
-        [rf"{seats}: the shipped bot \(onnx:universal\)", "your opponents are heuristic"]
+        [rf"{seats}: the built-in bot \(onnx:universal\)", "your opponents are heuristic"]
     )
     assert found == 0
     while child.expect(["your card: ", "Enter for the next hand"]) == 0:
@@ -334,7 +334,7 @@ def test_the_web_tables_shipped_opponent_is_the_shipped_bot_trained_for_the_game
     ):
         setup = lobby.setup({**form, "opponents": "shipped"})
         lineup = say_phrase(setup.lineup, "en")
-        assert setup.note is None and lineup == f"the shipped bot ({spec})", form
+        assert setup.note is None and lineup == f"the built-in bot ({spec})", form
         assert setup.hint is setup.bots[1]  # the seated bot gives the hints too
     setup = lobby.setup({"variant": "mini", "opponents": "shipped"})
     assert say_phrase(setup.lineup, "en") == "heuristic: the rule-based expert"

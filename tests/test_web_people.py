@@ -102,7 +102,9 @@ def test_a_french_game_shows_no_english_word_of_ours(browser, server) -> None:
     assert "Tapez une carte (" in text  # the typing label, with the deck's own examples
     assert not english_in(text), sorted(english_in(text))
     assert not page.errors, page.errors
-    # the same table in English shows English words: the switch turns it, game and all
+    # the same table in English shows English words: the switch turns it, game and all (on a
+    # phone it folds away with the form during a game; the form's button brings it back)
+    page.click("#form-toggle")
     page.select_option("#lang", "en")
     page.wait_for_function("document.documentElement.lang === 'en'", timeout=WAIT)
     page.wait_for_selector("#summary-head:has-text('over:')", timeout=WAIT)
