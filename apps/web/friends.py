@@ -388,12 +388,12 @@ def table_fields(people: object, timer: object, shortest: float, players: int) -
         raise FormError(f"people must be a whole number 2..{players} (the players); got "
                         f"{people!r:.40}",
                         lambda lang: say("friends.bad_people", lang, n=players))  # fmt: skip
-    seconds = isinstance(timer, int | float) and not isinstance(timer, bool)
-    if not seconds or not shortest <= timer <= MAX_TIMER:  # type: ignore[operator]
+    seconds = None if isinstance(timer, bool) or not isinstance(timer, int | float) else timer
+    if seconds is None or not shortest <= seconds <= MAX_TIMER:  # a bool is no number here
         raise FormError(f"timer: seconds {shortest:g} to {MAX_TIMER:g}; got {timer!r:.40}",
                         lambda lang: say("friends.bad_timer", lang, low=f"{shortest:g}",
                                          high=f"{MAX_TIMER:g}"))  # fmt: skip
-    return people, float(timer)
+    return people, float(seconds)
 
 
 def table_form(

@@ -1,6 +1,7 @@
 """The tables of friends a server holds, by id (:class:`FriendsTables`), as
 :class:`~spar_apps.web.store.GameStore` holds games: at most ``capacity``, each forgotten
-``ttl`` seconds after its last request (:class:`~spar_apps.web.kept.Kept`), kept on disk
+``ttl`` seconds after its last action and never while a seat is connected
+(:class:`~spar_apps.web.kept.Kept`), kept on disk
 after every change when the server has a state folder (``spar serve --state DIR``,
 :mod:`spar_apps.web.saved`: the tables in ``DIR/tables/``, every finished hand's record in
 ``DIR/records/TABLE-MATCH.jsonl``, a file a match, written whole and atomically).
@@ -29,11 +30,12 @@ LOG = logging.getLogger("spar.serve")
 
 
 class FriendsTables:
-    """Tables of friends by id, each forgotten ``ttl`` seconds after its last request.
+    """Tables of friends by id, each forgotten ``ttl`` seconds after its last action, never
+    while a seat is connected.
 
     Args:
         capacity: tables held at once; past it a new one is refused (503).
-        ttl: seconds a table is kept without a request.
+        ttl: seconds a table is kept after its last action, once no seat is connected.
         folder: the state folder, where the tables are kept (``tables/``) and their hands'
             records written (``records/``); None: memory only, and no records kept.
         clock: the time in seconds.

@@ -115,6 +115,38 @@ class PooledGames:
         return MixPool(self.games, shares, keep, make_model)
 
 
+class PlayedWhenAsked(PooledGames):
+    """A part source whose games are played when asked: :meth:`collect` joins what
+    :meth:`collect_games` gives, in the mix's order."""
+
+    def collect(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        teacher: Sequence[Agent] | None = None,
+        *,
+        ahead: bool = False,
+    ) -> Rollout:
+        """``hands`` hands in every game, one rollout; ``ahead`` is for wrappers
+        (:class:`RolloutSource`): the games here are played when asked."""
+        del ahead
+        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
+
+    def collect_games(
+        self,
+        model: ActorCritic,
+        pool: MixPool,
+        hands: int,
+        rng: np.random.Generator,
+        stand_ins: Sequence[Agent] | None = None,
+        answer: Answer | None = None,
+    ) -> list[Rollout]:
+        """The rollout of each game, in order (:class:`PartSource`)."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Rollout:
     """The learner's decisions of one rollout (``M`` of them), and what they led to."""

@@ -30,7 +30,7 @@ from spar_agents.ppo.network import ActorCritic
 from spar_agents.ppo.precision import Precision
 from spar_train.games import GameMix, reward_scale
 from spar_train.match.reward import match_table_of
-from spar_train.ppo.sources.base import PooledGames, Rollout, SourceMaker, join_games
+from spar_train.ppo.sources.base import PlayedWhenAsked, Rollout, SourceMaker
 from spar_train.ppo.sources.batch import GameBatch
 from spar_train.ppo.sources.lockstep import Answer, Play, play_in_lockstep
 from spar_train.ppo.sources.pools import MixPool
@@ -39,7 +39,7 @@ from spar_train.sections import Config
 Piece = tuple[int, int]  # (a game's index in the mix, how many of its games to play)
 
 
-class MixSource(PooledGames):
+class MixSource(PlayedWhenAsked):
     """Plays every game of a mix (or the ``pieces`` of it a worker plays); its rollout is the
     concatenation of every game's (module docstring).
 
@@ -77,22 +77,6 @@ class MixSource(PooledGames):
             )  # fmt: skip
             for game, (_, games) in zip(self.games, pieces, strict=True)
         ]
-
-    def collect(
-        self,
-        model: ActorCritic,
-        pool: MixPool,
-        hands: int,
-        rng: np.random.Generator,
-        teacher: Sequence[Agent] | None = None,
-        *,
-        ahead: bool = False,
-    ) -> Rollout:
-        """``hands`` hands in every game, one rollout (module docstring); ``ahead`` is for
-        wrappers (:class:`~spar_train.ppo.sources.base.RolloutSource`): games here are
-        played when asked."""
-        del ahead
-        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
 
     def collect_games(
         self,

@@ -58,11 +58,10 @@ from spar_train.games import GameMix, MixGame, reward_scale
 from spar_train.ppo.sources.base import (
     ModelMaker,
     PartSource,
-    PooledGames,
+    PlayedWhenAsked,
     Rollout,
     RolloutSource,
     SourceMaker,
-    join_games,
 )
 from spar_train.ppo.sources.batch import hidden_hands
 from spar_train.ppo.sources.lockstep import Answer
@@ -167,7 +166,7 @@ def _searched_games(mix: GameMix, config: Config, pieces: Sequence[Piece] | None
     return SearchedGames(MixSource(mix, own, rng, pieces=pieces), config)
 
 
-class SearchSource(PooledGames):
+class SearchSource(PlayedWhenAsked):
     """A source's games, then searched games, their targets beside the rollout (module
     docstring).
 
@@ -181,19 +180,6 @@ class SearchSource(PooledGames):
         self.searched = searched
         self.games = inner.games
         self.precision = inner.precision
-
-    def collect(
-        self,
-        model: ActorCritic,
-        pool: MixPool,
-        hands: int,
-        rng: np.random.Generator,
-        teacher: Sequence[Agent] | None = None,
-        *,
-        ahead: bool = False,
-    ) -> Rollout:
-        del ahead  # the games here are played when asked
-        return join_games(self.games, self.collect_games(model, pool, hands, rng, teacher))
 
     def collect_games(
         self,
