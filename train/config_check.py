@@ -187,6 +187,25 @@ def _check_eval(c: Config) -> None:
     _require(e.matches >= 0, "eval.matches", "0 (none) or more", e.matches)
     for i, spec in enumerate(e.opponents):
         _require_spec(f"eval.opponents[{i}]", spec)
+    _check_regret(c)
+
+
+def _check_regret(c: Config) -> None:
+    """``eval.regret_positions``: 0 (off) or a count; the judge a search, on a game search
+    takes (no weak-hand exchange), and the player any agent."""
+    from spar_agents.registry import parse_spec
+
+    e = c.eval
+    _require(e.regret_positions >= 0, "eval.regret_positions", "0 (off) or more",
+             e.regret_positions)  # fmt: skip
+    # the specs are checked when unused too: never a trap for the run that turns it on
+    _require(parse_spec(e.regret_judge)[0] == "search", "eval.regret_judge",
+             "a search agent's spec (search:...)", e.regret_judge)  # fmt: skip
+    _require_spec("eval.regret_by", e.regret_by)
+    if e.regret_positions and not c.game.mix:
+        _require(not rules_of(c).weak_hand_exchange, "eval.regret_positions",
+                 "0 in a game with the weak-hand exchange (search values no exchange)",
+                 e.regret_positions)  # fmt: skip
 
 
 def _check_warmstart(c: Config) -> None:

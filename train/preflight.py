@@ -2,7 +2,7 @@
 
 :func:`check_bounds` (part of :func:`spar_train.config.check`) refuses sizes past
 the limits of :mod:`spar_env.limits`. :func:`check_agents` builds every agent
-a config names (the eval opponents, the warm start's teacher, the pool's
+a config names (the eval opponents, the regret's judge and player, the warm start's teacher, the pool's
 opponents, the match reward's model, the sampled-CFR model and opponents)
 for the config's game, so a missing ``ppo:`` file or a bot for another game is found before any
 training, not at the first evaluation. Both raise
@@ -61,6 +61,7 @@ LIMITS: dict[str, float] = {
     "eval.pimc_every": MAX_STEPS,
     "eval.pimc_deals": MAX_DEALS,
     "eval.matches": MAX_DEALS,
+    "eval.regret_positions": MAX_GAMES,
     "warmstart.updates": MAX_STEPS,
     "warmstart.lr": MAX_LR,
     "warmstart.epochs": MAX_EPOCHS,
@@ -126,6 +127,9 @@ def agent_specs(c: Config) -> dict[str, str]:
     specs = {f"eval.opponents[{i}]": s for i, s in enumerate(e.opponents)}
     if e.pimc_every:
         specs["eval.pimc_every"] = "pimc"
+    if e.regret_positions:
+        specs["eval.regret_judge"] = e.regret_judge
+        specs["eval.regret_by"] = e.regret_by
     if w.imitate and w.updates:
         specs["warmstart.imitate"] = w.imitate
     specs.update({f"pool.mix.{k}": k for k in c.pool.mix if k not in SELF_OR_SNAPSHOT})

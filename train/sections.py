@@ -151,6 +151,15 @@ class EvalSection:
     # The policy's exact exploitability at each evaluation, for eval/exploitability: games
     # whose whole tree fits (2-player micro, mini; spar_agents.cfr.readback)
     exact: bool = False
+    # The regret against a strong search at each evaluation, for eval/regret (spar_train.regret):
+    # this many decisions of hands dealt with eval.seed and played by regret_by are valued once,
+    # card by card, by the search regret_judge; at each evaluation the greedy policy is asked
+    # for its cards there (forward passes alone). 0: off
+    regret_positions: int = 0
+    # The judge: a search agent's spec, with more worlds than any search it judges and its
+    # own seed; its policy models the seats (the strongest at hand)
+    regret_judge: str = "search:worlds=128,prior=0,seed=1000"
+    regret_by: str = "onnx:path=universal,greedy=false"  # plays the hands the positions come from
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ network (with its skills, ``pimc`` every ``eval.pimc_every`` evaluations, matche
 ``eval.matches`` asks); :func:`evaluate_each_game` a mix's network, game by game and then the
 mean over games; :func:`log_exploitability` is the exact exploitability of a small game
 (``eval.exact``). The run's evaluation hook (:mod:`spar_train.ppo.hooks`) calls the one its
-games ask for (:func:`evaluate_games`).
+games ask for (:func:`evaluate_games`). With ``eval.regret_positions``, :func:`judge_run` values
+a fixed set of positions once (:mod:`spar_train.regret`) and :func:`log_regret` gives the
+greedy policy's regret on them at each evaluation.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ import numpy as np
 from spar_agents.cfr.readback import cached_representatives, exact_exploitability
 from spar_agents.ppo.agent import PPOAgent, policy_probs
 from spar_agents.ppo.network import ActorCritic
+from spar_agents.registry import make_agent
 from spar_env.core import State
 from spar_env.observation.per_game import encode
 from spar_env.rules import Ruleset
 from spar_train.evaluate import evaluate, log_match_evaluations, tag_of
 from spar_train.games import GameMix, OwnGame
+from spar_train.regret import Judged, judge_positions, regret_of, self_play
 from spar_train.sections import Config
 
 
@@ -129,3 +133,25 @@ def log_exploitability(rules: Ruleset, model: ActorCritic, writer: Any, step: in
     writer.add_scalar("eval/exploitability", value, step)
     writer.flush()
     return value
+
+
+def judge_run(config: Config, rules: Ruleset) -> Judged:
+    """The positions of the regret (``eval.regret_positions`` decisions of hands dealt with
+    ``eval.seed`` and played by ``eval.regret_by``), each card valued by ``eval.regret_judge``:
+    the same for the same config, so a resumed run judges on the same ones."""
+    e = config.eval
+    positions = self_play(rules, e.regret_positions, e.seed, make_agent(e.regret_by, rules))
+    return judge_positions(positions, make_agent(e.regret_judge, rules))
+
+
+def log_regret(
+    judged: Judged, model: ActorCritic, writer: Any, step: int, *, universal: bool
+) -> dict[str, float]:
+    """The greedy policy's regret on the judged positions (network forward passes alone),
+    logged under its tags (``eval/regret``, ``eval/regret_ci95``, ...); the tags' values."""
+    agent = PPOAgent(judged.positions.rules, model, greedy=True, universal=universal)
+    scalars = regret_of(agent, judged).scalars()
+    for tag, value in scalars.items():
+        writer.add_scalar(tag, value, step)
+    writer.flush()
+    return scalars

@@ -7,17 +7,20 @@ The hooks read what the loop decided; none sets a flag another reads. What one r
 another's work is the run's result so far (the progress report shows the evaluations just
 made), so they run in this order:
 
-=======================  ==========================================================
-hook                     after an update
-=======================  ==========================================================
-:class:`Snapshots`       every ``pool.snapshot_every``: the learner joins its pool
-:class:`Evaluation`      every ``eval.every``, and after the last update: the greedy
-                         policy on fixed deals (and ``eval.exact``'s exploitability)
-:class:`Checkpoints`     every ``run.checkpoint_every``, and after the last update
-:class:`Iterations`      every ``search.league_every``: the network is kept in
-                         ``iterations/`` and joins the run's league (``league/``)
-:class:`ProgressReport`  the live figures, to ``report`` (before the run: its device)
-=======================  ==========================================================
+=========================  ==========================================================
+hook                       after an update
+=========================  ==========================================================
+:class:`Snapshots`         every ``pool.snapshot_every``: the learner joins its pool
+:class:`Evaluation`        every ``eval.every``, and after the last update: the greedy
+                           policy on fixed deals (and ``eval.exact``'s exploitability)
+:class:`RegretEvaluation`  with ``eval.regret_positions``, when :class:`Evaluation` runs:
+                           the greedy policy's regret against a search, on positions
+                           judged once when the run starts
+:class:`Checkpoints`       every ``run.checkpoint_every``, and after the last update
+:class:`Iterations`        every ``search.league_every``: the network is kept in
+                           ``iterations/`` and joins the run's league (``league/``)
+:class:`ProgressReport`    the live figures, to ``report`` (before the run: its device)
+=========================  ==========================================================
 
 :func:`standard_hooks` gives them for a run; a caller's own hooks follow them.
 """
@@ -25,12 +28,14 @@ hook                     after an update
 from __future__ import annotations
 
 from spar_agents.ppo.device import describe_device
+from spar_train.games import OwnGame
 from spar_train.hooks import Hook
 from spar_train.league import add_entrants
 from spar_train.ppo.checkpoint import save_policy, save_run
-from spar_train.ppo.evaluation import evaluate_games, log_exploitability
+from spar_train.ppo.evaluation import evaluate_games, judge_run, log_exploitability, log_regret
 from spar_train.ppo.parts import Run, Update
 from spar_train.progress import Progress, Reporter
+from spar_train.regret import Judged
 
 ITERATIONS_DIR = "iterations"  # the run's networks, one file every search.league_every updates
 LEAGUE_DIR = "league"  # the league they join
@@ -61,6 +66,28 @@ class Evaluation(Hook):
             if config.eval.exact:
                 result.exploitability = log_exploitability(run.mix.home, run.model, run.writer,
                                                            update.step)  # fmt: skip
+        return True
+
+
+class RegretEvaluation(Hook):
+    """With ``eval.regret_positions``, the greedy policy's regret against a strong search
+    (:mod:`spar_train.regret`) after each update the loop evaluates: ``eval/regret``,
+    ``eval/regret_ci95``, ``eval/regret_agreement``, by trick and by leading or following.
+    The positions and the judge's values are made when the run starts (the same for a resumed
+    run: they are fixed by the config); each evaluation asks the network alone for its cards.
+    A mix's network is judged on its home game."""
+
+    def __init__(self) -> None:
+        self.judged: Judged | None = None
+
+    def on_start(self, run: Run) -> None:
+        if run.config.eval.regret_positions:
+            self.judged = judge_run(run.config, run.mix.home)
+
+    def on_update(self, run: Run, update: Update) -> bool:
+        if self.judged is not None and update.evaluated:
+            universal = not isinstance(run.mix, OwnGame)
+            log_regret(self.judged, run.model, run.writer, update.step, universal=universal)
         return True
 
 
@@ -123,7 +150,7 @@ class ProgressReport(Hook):
 
 def standard_hooks(report: Reporter | None) -> list[Hook]:
     """The hooks of a run (module docstring), in order."""
-    hooks: list[Hook] = [Snapshots(), Evaluation(), Checkpoints(), Iterations()]
+    hooks: list[Hook] = [Snapshots(), Evaluation(), RegretEvaluation(), Checkpoints(), Iterations()]
     if report is not None:
         hooks.append(ProgressReport(report))
     return hooks
