@@ -129,10 +129,10 @@ def installed(root: Path) -> None:
     print("spar --help: ok")
 
     seen = play_one_hand(spar)
-    assert "against seats 1, 2, 3: the shipped bot (onnx:exit4)" in seen, seen[-2000:]
+    assert "against seats 1, 2, 3: the built-in bot (onnx:exit4)" in seen, seen[-2000:]
     assert "your opponents are heuristic" not in seen
     assert "after 1 finished hand" in seen, seen[-2000:]
-    print("spar play: one hand against the shipped bot (onnx:exit4), through a pty: ok")
+    print("spar play: one hand against the built-in bot (onnx:exit4), through a pty: ok")
 
     bench = run(str(spar), "bench", "onnx:spar4", "heuristic", "heuristic", "heuristic",
                 "--deals", "200", "--json")  # fmt: skip
