@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from helpers.stop import StopAfter
 
+from spar_agents.ppo.checkpoint import load_checkpoint
 from spar_env.rules import make_rules
 from spar_train.config import ConfigError, load_config
 from spar_train.ppo.evaluation import judge_run
@@ -39,6 +42,37 @@ def test_a_run_logs_its_regret_at_each_evaluation(tmp_path: Path) -> None:
     regret = [p.value for p in events.Scalars("eval/regret")]
     agreement = [p.value for p in events.Scalars("eval/regret_agreement")]
     assert all(r >= 0 for r in regret) and all(0 <= a <= 1 for a in agreement)
+
+
+def _regret_curve(run_dir: Path) -> dict[int, float]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    curve: dict[int, float] = {}
+    for file in sorted(run_dir.glob("events.out.tfevents.*")):  # one file a session
+        events = EventAccumulator(str(file))
+        events.Reload()
+        curve.update({p.step: p.value for p in events.Scalars("eval/regret")})
+    return curve
+
+
+def test_the_regret_leaves_the_run_as_it_was_and_resumes(tmp_path: Path) -> None:
+    """The same weights with the regret on or off; a stopped and resumed run logs the same
+    regret at every evaluation as a run that never stopped."""
+    plain = load_config(TINY, ["run.updates=3", "eval.every=1", "run.checkpoint_every=1"])
+    config = load_config(TINY, ["run.updates=3", "eval.every=1", "run.checkpoint_every=1",
+                                *REGRET])  # fmt: skip
+    train(plain, tmp_path / "off")
+    train(config, tmp_path / "on")
+    train(config, tmp_path / "resumed", hooks=[StopAfter(1)])
+    train(config, tmp_path / "resumed", resume=True)
+    last = Path("tiny") / "checkpoints" / "update_000003.pt"
+    off, on = load_checkpoint(tmp_path / "off" / last), load_checkpoint(tmp_path / "on" / last)
+    for key, tensor in off["weights"].items():
+        assert torch.equal(tensor, on["weights"][key]), key
+    assert off["rng"] == on["rng"]
+    whole = _regret_curve(tmp_path / "on" / "tiny")
+    assert sorted(whole) == [1, 2, 3]
+    assert _regret_curve(tmp_path / "resumed" / "tiny") == whole
 
 
 def test_the_judged_positions_are_fixed_by_the_config() -> None:
