@@ -25,6 +25,7 @@ from spar_agents.cfr.readback import cached_representatives, exact_exploitabilit
 from spar_agents.ppo.agent import PPOAgent, policy_probs
 from spar_agents.ppo.network import ActorCritic
 from spar_agents.registry import make_agent
+from spar_agents.search import SearchAgent
 from spar_env.core import State
 from spar_env.observation.per_game import encode
 from spar_env.rules import Ruleset
@@ -141,7 +142,10 @@ def judge_run(config: Config, rules: Ruleset) -> Judged:
     the same for the same config, so a resumed run judges on the same ones."""
     e = config.eval
     positions = self_play(rules, e.regret_positions, e.seed, make_agent(e.regret_by, rules))
-    return judge_positions(positions, make_agent(e.regret_judge, rules))
+    judge = make_agent(e.regret_judge, rules)
+    if not isinstance(judge, SearchAgent):  # the config check has refused any other already
+        raise ValueError(f"eval.regret_judge must be a search (search:...), got {e.regret_judge!r}")
+    return judge_positions(positions, judge)
 
 
 def log_regret(
